@@ -1,0 +1,20 @@
+"""hotdb: a profiling database for deep-learning compilers (Apache TVM first).
+
+    from hotdb import Hotdb
+    db = Hotdb("hotdb.duckdb")
+    db.ingest(["model.table.txt", "model.relay.txt", "model.tasks.txt"], model="vgg16")
+    db.top(by="task", coverage=90)
+"""
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # The API pulls in DuckDB; keep `import hotdb` itself free of it.
+    if name == "Hotdb":
+        from hotdb.api import Hotdb
+        return Hotdb
+    raise AttributeError(name)
+
+
+__all__ = ["Hotdb", "__version__"]

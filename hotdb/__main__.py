@@ -1,0 +1,3 @@
+from hotdb.cli import main
+
+main()

@@ -1,0 +1,172 @@
+"""The Python API: one facade that the CLI mirrors and a notebook uses the same way.
+
+    db = Hotdb("hotdb.duckdb")
+    db.ingest(["vgg16.table.txt", "vgg16.relay.txt", "vgg16.tasks.txt"], model="vgg16")
+    result = db.top(by="task", coverage=90)
+    result.records()   # list of dicts, JSON columns decoded
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hotdb.errors import UsageError
+from hotdb.ingest import detect, get
+from hotdb.ingest.base import Source
+from hotdb.store.connection import Store
+from hotdb.store.loader import LoadResult, load
+
+TOP_BY = ("task", "node", "op")
+# Columns that hold JSON text and are decoded in records() (and so in --format json).
+_JSON_COLUMNS = frozenset({"task_args"})
+
+
+@dataclass
+class Result:
+    """A query result: what the CLI renders as a table, JSON or CSV."""
+
+    title: str
+    columns: list[str]
+    rows: list[tuple]
+    notes: list[str] = field(default_factory=list)
+
+    def records(self) -> list[dict]:
+        out = []
+        for row in self.rows:
+            record = dict(zip(self.columns, row))
+            for column in _JSON_COLUMNS & record.keys():
+                if isinstance(record[column], str):
+                    record[column] = json.loads(record[column])
+            out.append(record)
+        return out
+
+
+def _parse_files(paths: list[str | Path], format_name: str | None):
+    items = []
+    for path in _expand(paths):
+        source = Source.read(path)
+        ingestor = get(format_name) if format_name else detect(source)
+        items.append((source, ingestor.name, ingestor.parse(source)))
+    return items
+
+
+def _expand(paths: list[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")))
+        else:
+            files.append(p)
+    if not files:
+        raise UsageError("no files to ingest")
+    return files
+
+
+def default_model_name(paths: list[str | Path]) -> str:
+    """The model a set of files describes when --model is not given: the first file's
+    name up to its first dot (`vgg16.debug_table.txt` -> `vgg16`)."""
+    first = _expand(paths)[0]
+    return first.name.split(".", 1)[0] or first.name
+
+
+class Hotdb:
+    def __init__(self, db: str | Path | None = None):
+        self.db_path = db
+
+    def _store(self, create: bool = False) -> Store:
+        return Store(self.db_path, create=create)
+
+    # -- writing --------------------------------------------------------------------------
+    def ingest(self, paths: list[str | Path], *, model: str | None = None, run: str | None = None,
+               format: str | None = None, tags: dict[str, str] | None = None) -> LoadResult:
+        """Parse every file first (nothing is written if one fails), then store them all
+        in one transaction as one build of `model`."""
+        items = _parse_files(paths, format)
+        model = model or default_model_name(paths)
+        with self._store(create=True) as store:
+            return load(store, model, items, run_label=run, tags=tags)
+
+    # -- reading --------------------------------------------------------------------------
+    def _query(self, store: Store, title: str, sql: str, params: dict | None = None) -> Result:
+        cursor = store.con.execute(sql, params or {})
+        columns = [d[0] for d in cursor.description]
+        return Result(title, columns, cursor.fetchall())
+
+    def resolve_run(self, store: Store, run: str | None = None, model: str | None = None) -> tuple[int, str]:
+        if run is not None:
+            rows = store.con.execute("SELECT run_id, label FROM runs WHERE label = ?", [run]).fetchall()
+            if not rows:
+                known = [r[0] for r in store.con.execute("SELECT label FROM runs ORDER BY run_id DESC LIMIT 5").fetchall()]
+                raise UsageError(f"no run labelled {run!r}" + (f"; latest runs: {', '.join(known)}" if known else ""))
+            return rows[0]
+        if model is not None:
+            rows = store.con.execute("""
+                SELECT r.run_id, r.label FROM runs AS r JOIN models AS m USING (model_id)
+                WHERE m.name = ? ORDER BY r.run_id DESC LIMIT 1""", [model]).fetchall()
+            if not rows:
+                raise UsageError(f"model {model!r} has no runs")
+            return rows[0]
+        rows = store.con.execute("SELECT run_id, label FROM runs ORDER BY run_id DESC LIMIT 1").fetchall()
+        if not rows:
+            raise UsageError("the database has no runs yet; ingest a profile first")
+        return rows[0]
+
+    def top(self, *, by: str = "task", coverage: float | None = None, run: str | None = None,
+            model: str | None = None) -> Result:
+        """Rows ranked by time with share and cumulative share of the run's total time;
+        with `coverage`, the fewest rows whose cumulative share reaches it."""
+        if by not in TOP_BY:
+            raise UsageError(f"--by must be one of {', '.join(TOP_BY)}, not {by!r}")
+        if coverage is not None and not 0 < coverage <= 100:
+            raise UsageError(f"--coverage must be a percentage in (0, 100], not {coverage}")
+        with self._store() as store:
+            run_id, label = self.resolve_run(store, run, model)
+            title = f"run {label}: top by {by}" + (f", coverage {coverage:g} %" if coverage is not None else "")
+            result = self._query(store, title, store.report_sql(f"top_{by}"),
+                                 {"run_id": run_id, "coverage_pct": coverage})
+            result.notes = self._coverage_notes(store, run_id, by, coverage, result)
+            return result
+
+    def _coverage_notes(self, store: Store, run_id: int, by: str, coverage, result: Result) -> list[str]:
+        (total, matched, ambiguous, unmatched, not_tunable, with_task), = store.con.execute("""
+            SELECT total_time_us, matched_pct, ambiguous_pct, unmatched_tunable_pct, not_tunable_pct, with_task_pct
+            FROM run_totals WHERE run_id = ?""", [run_id]).fetchall()
+        notes = []
+        if result.rows and "cumulative_pct" in result.columns:
+            reached = result.rows[-1][result.columns.index("cumulative_pct")] or 0.0
+            kind = {"task": "tasks", "node": "nodes", "op": "op families"}[by]
+            if coverage is not None and reached < coverage:
+                notes.append(f"{len(result.rows)} {kind} cover {reached:.1f} % of {total:,.1f} us: "
+                             f"{coverage:g} % cannot be reached by {kind} alone")
+            else:
+                notes.append(f"{len(result.rows)} {kind} cover {reached:.1f} % of {total:,.1f} us")
+        notes.append(f"time matched to a workload {matched or 0:.1f} % (to a task {with_task or 0:.1f} %), "
+                     f"ambiguous {ambiguous or 0:.1f} %, tunable but unmatched {unmatched or 0:.1f} %, "
+                     f"not tunable {not_tunable or 0:.1f} %")
+        return notes
+
+    def matches(self, *, run: str | None = None, model: str | None = None) -> Result:
+        """Every node of a run with its task or candidates, method and confidence."""
+        with self._store() as store:
+            run_id, label = self.resolve_run(store, run, model)
+            return self._query(store, f"run {label}: node matches", store.report_sql("matches"), {"run_id": run_id})
+
+    def runs(self) -> Result:
+        with self._store() as store:
+            return self._query(store, "runs", store.report_sql("runs"))
+
+    def models(self) -> Result:
+        with self._store() as store:
+            return self._query(store, "models", store.report_sql("models"))
+
+    def sql(self, query: str) -> Result:
+        """Any SQL over the tables and views."""
+        import duckdb
+
+        with self._store() as store:
+            try:
+                return self._query(store, "sql", query)
+            except duckdb.Error as exc:
+                raise UsageError(f"SQL error: {exc}") from None

@@ -1,0 +1,167 @@
+"""The command line: parse arguments, call the API, render. No behaviour lives here."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from hotdb.errors import HotdbError
+
+app = typer.Typer(
+    help="hotdb: which tuning tasks cover most of a TVM model's runtime. "
+         "Ingest profiles, IR and tuning tasks; rank, match and export.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+)
+
+_state = {"db": None, "debug": False}
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class TopBy(str, Enum):
+    task = "task"
+    node = "node"
+    op = "op"
+
+
+FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+RunOption = Annotated[Optional[str], typer.Option("--run", help="Run label (default: the latest run).")]
+ModelOption = Annotated[Optional[str], typer.Option("--model", help="Model name (its latest run).")]
+
+
+@app.callback()
+def _global(
+    db: Annotated[Optional[Path], typer.Option("--db", envvar="HOTDB_DB", help="Database file (default ./hotdb.duckdb).")] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    _state["db"] = db
+    _state["debug"] = debug
+
+
+def _api():
+    from hotdb.api import Hotdb
+
+    return Hotdb(_state["db"])
+
+
+def _render(result, fmt: OutputFormat) -> None:
+    from hotdb import render
+
+    render.render(result, fmt.value)
+
+
+def _tags(values: list[str]) -> dict[str, str]:
+    tags = {}
+    for value in values:
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected KEY=VALUE, got {value!r}", param_hint="--tag")
+        tags[key] = val
+    return tags
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files (or folders) of one build: at most one profile, plus IR and task files.")],
+    model: Annotated[Optional[str], typer.Option("--model", help="Model name (default: the first file's name up to its first dot).")] = None,
+    run: Annotated[Optional[str], typer.Option("--run", help="Label of the run the profile becomes (default MODEL-N).")] = None,
+    format: Annotated[Optional[str], typer.Option("--format", help="Read every file as this format instead of detecting it (see `hotdb formats`).")] = None,
+    tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
+) -> None:
+    """Store profiles, IR and tuning tasks of one build of one model (atomically)."""
+    from hotdb import render
+
+    result = _api().ingest(paths, model=model, run=run, format=format, tags=_tags(tag))
+    render.ingest_summary(result)
+
+
+@app.command()
+def top(
+    coverage: Annotated[Optional[float], typer.Option("--coverage", help="Keep the fewest rows that cover PCT % of the run's time.", metavar="PCT")] = None,
+    by: Annotated[TopBy, typer.Option("--by", help="Rank tasks, nodes or op families.")] = TopBy.task,
+    run: RunOption = None,
+    model: ModelOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Rank by time with share and cumulative share of the run's total time."""
+    _render(_api().top(by=by.value, coverage=coverage, run=run, model=model), fmt)
+
+
+@app.command()
+def matches(run: RunOption = None, model: ModelOption = None, fmt: FormatOption = OutputFormat.table) -> None:
+    """Every node of a run: its task or candidates, the rule that matched it, how sure."""
+    _render(_api().matches(run=run, model=model), fmt)
+
+
+@app.command()
+def runs(fmt: FormatOption = OutputFormat.table) -> None:
+    """List runs with their time and matched share."""
+    _render(_api().runs(), fmt)
+
+
+@app.command()
+def models(fmt: FormatOption = OutputFormat.table) -> None:
+    """List models with their runs, sources and tasks."""
+    _render(_api().models(), fmt)
+
+
+@app.command()
+def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and views (see docs/views.md).")],
+        fmt: FormatOption = OutputFormat.table) -> None:
+    """Run ad-hoc SQL on the database."""
+    _render(_api().sql(query), fmt)
+
+
+@app.command()
+def formats(fmt: FormatOption = OutputFormat.table) -> None:
+    """List the formats hotdb reads and how each is detected."""
+    from hotdb.api import Result
+    from hotdb.ingest import REGISTRY
+
+    rows = [(i.name, i.role, i.reads, i.detects) for i in REGISTRY]
+    _render(Result("formats, in detection order", ["format", "role", "reads", "detected_by"], rows), fmt)
+
+
+@app.command()
+def example(
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT")] = 90.0,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Ingest the bundled example build (VGG-16, x86, TVM 0.8 era) and show its top tasks."""
+    from hotdb import render
+    from hotdb.examples import example_files
+
+    api = _api()
+    render.ingest_summary(api.ingest(example_files("vgg16"), model="vgg16", run="vgg16-example"))
+    _render(api.top(by="task", coverage=coverage, run="vgg16-example"), fmt)
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except HotdbError as exc:
+        if _state["debug"]:
+            raise
+        from hotdb import render
+
+        render.error(str(exc))
+        sys.exit(1)
+    except typer.Abort:
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

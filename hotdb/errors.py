@@ -1,0 +1,31 @@
+"""Errors a user can act on. The CLI prints them without a traceback (unless --debug)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class HotdbError(Exception):
+    """Any error caused by input or usage rather than by a bug in hotdb."""
+
+
+class ParseError(HotdbError):
+    """A file that does not say what its format requires: where, and what was expected."""
+
+    def __init__(self, path: str | Path, line: int | None, message: str, *, field: str | None = None):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        where = self.path if line is None else f"{self.path}:{line}"
+        if field:
+            where += f" [{field}]"
+        super().__init__(f"{where}: {message}")
+
+
+class UsageError(HotdbError):
+    """A command that cannot be carried out as asked (unknown run, bad option value...)."""
+
+
+class DatabaseError(HotdbError):
+    """The database cannot be opened or written (locked, newer schema, ...)."""

@@ -1,0 +1,42 @@
+"""Ingestors, one module per format, in one ordered registry.
+
+Detection asks each ingestor in order whether it recognises a file; the first that does
+reads it. Order matters only where formats could overlap: the more specific first.
+"""
+
+from __future__ import annotations
+
+from hotdb.errors import ParseError, UsageError
+from hotdb.ingest.autotvm import AutotvmTasks
+from hotdb.ingest.base import Ingestor, Source
+from hotdb.ingest.debug_table import DebugTable
+from hotdb.ingest.relay import RelayText
+
+REGISTRY: list[Ingestor] = [
+    DebugTable(),
+    AutotvmTasks(),
+    RelayText(),
+]
+
+_BY_NAME = {ingestor.name: ingestor for ingestor in REGISTRY}
+
+
+def get(name: str) -> Ingestor:
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise UsageError(f"unknown format {name!r}; known formats: {', '.join(_BY_NAME)}") from None
+
+
+def detect(source: Source) -> Ingestor:
+    for ingestor in REGISTRY:
+        if ingestor.sniff(source):
+            return ingestor
+    if not source.data.strip():
+        raise ParseError(source.path, None, "the file is empty")
+    raise ParseError(source.path, None, "format not recognised; expected one of: "
+                     + "; ".join(f"{i.name} ({i.detects})" for i in REGISTRY)
+                     + ". Use --format NAME to choose one")
+
+
+__all__ = ["REGISTRY", "Ingestor", "Source", "detect", "get"]

@@ -1,0 +1,153 @@
+"""`autotvm-tasks`: AutoTVM tasks as printed `Task(...)` reprs, and AutoTVM v0.2 logs
+(FORMATS.md §5).
+
+    Task(func_name=conv2d_NCHWc.x86, args=(('TENSOR', (1, 3, 224, 224), 'float32'), ...), kwargs={}, workload=(...))
+    {"input": [target, task_name, args, kwargs], "config": {...}, "result": [costs, error_no, all_cost, ts], "version": 0.2, ...}
+
+A log yields one task per distinct (task name, args) and keeps every line as a tuning
+record of its task. A file whose first entry is JSON is a log and every other line must
+be JSON too (`#` comments excepted); a file of reprs may carry other printed lines,
+which are skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+from hotdb.ingest.base import Source
+from hotdb.ingest.rows import Parsed, TaskRow, TuningRecordRow
+from hotdb.workload import WorkloadError, from_autotvm_task, task_template
+
+_REPR = re.compile(r"Task\(func_name=([\w.]+),\s*args=")
+
+
+class AutotvmTasks:
+    name = "autotvm-tasks"
+    role = "tasks"
+    reads = "AutoTVM tasks: printed Task(func_name=..., args=...) reprs, or v0.2 JSON tuning logs (one record per line)"
+    detects = "'Task(func_name=' in the text, or JSON lines with \"input\", \"config\" and \"result\""
+
+    def sniff(self, source: Source) -> bool:
+        head = source.head
+        if _REPR.search(head):
+            return True
+        for line in head.splitlines()[:50]:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                return line.startswith("{") and '"input"' in line and '"config"' in line
+        return False
+
+    def parse(self, source: Source) -> Parsed:
+        parsed = Parsed(role="tasks")
+        tasks: dict[tuple[str, str], int] = {}
+        log_mode = None
+        for line_no, raw in enumerate(source.lines, start=1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            if log_mode is None:
+                log_mode = line.startswith("{")
+            if log_mode:
+                self._record(source, parsed, tasks, line_no, raw, line)
+            elif m := _REPR.search(line):
+                self._repr(source, parsed, tasks, line_no, line, m)
+            else:
+                parsed.warnings.append(f"{source.name}:{line_no}: not a Task(...) repr, skipped: {line[:60]!r}")
+        if not parsed.tasks:
+            raise source.error(None, "no AutoTVM tasks found: expected Task(func_name=..., args=...) lines or v0.2 JSON log records")
+        return parsed
+
+    def _task(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, name: str, args: list,
+              kwargs, target: str | None) -> int:
+        args_json = json.dumps(args, separators=(", ", ": "))
+        key = (name, args_json)
+        if key in tasks:
+            return tasks[key]
+        row = TaskRow(task_index=len(parsed.tasks), tuner="autotvm", task_name=name, task_args=args_json,
+                      task_kwargs=json.dumps(kwargs) if kwargs else None, target=target, line_no=line_no)
+        template = task_template(name)
+        if template is not None:
+            row.variant = template.variant
+            row.op_family = template.family
+            try:
+                workload = from_autotvm_task(name, args)
+            except (WorkloadError, TypeError, ValueError, IndexError) as exc:
+                parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of task {name}: {exc}")
+                workload = None
+            if workload is not None:
+                row.op_family = workload.family
+                row.workload_key = parsed.add_workload(workload)
+                row.out_shape_logical = list(workload.out)
+        tasks[key] = row.task_index
+        parsed.tasks.append(row)
+        return row.task_index
+
+    def _repr(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, line: str, m: re.Match) -> None:
+        name = m.group(1)
+        try:
+            args_text, end = _balanced(line, m.end())
+            args = _lists(ast.literal_eval(args_text))
+            kwargs = {}
+            km = re.compile(r"\s*,\s*kwargs=").match(line, end)
+            if km:
+                kwargs_text, _ = _balanced(line, km.end())
+                kwargs = ast.literal_eval(kwargs_text)
+        except (ValueError, SyntaxError) as exc:
+            raise source.error(line_no, f"task {name}: expected args=(...) as a Python tuple: {exc}", field="args") from None
+        if not isinstance(args, list):
+            raise source.error(line_no, f"task {name}: expected args to be a tuple, found {args_text[:40]!r}", field="args")
+        self._task(source, parsed, tasks, line_no, name, args, kwargs, None)
+
+    def _record(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, raw: str, line: str) -> None:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise source.error(line_no, f"expected one JSON tuning record per line: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(record, dict) or "input" not in record:
+            if isinstance(record, dict) and record.get("v") == 0.1:
+                raise source.error(line_no, "AutoTVM v0.1 log records (\"v\": 0.1) are not read by this format; expected v0.2 records with \"input\"")
+            raise source.error(line_no, "expected a v0.2 record {\"input\": [target, task_name, args, kwargs], \"config\": ..., \"result\": ...}")
+        try:
+            target, name, args, kwargs = record["input"][:4]
+            config = record.get("config") or {}
+            costs, error_no, all_cost, timestamp = record["result"][:4]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise source.error(line_no, f"malformed v0.2 record: {exc}", field="input/result") from None
+        if not isinstance(name, str) or not isinstance(args, list):
+            raise source.error(line_no, "expected input = [target, task_name, args, kwargs]", field="input")
+        index = self._task(source, parsed, tasks, line_no, name, args, kwargs, target)
+        parsed.records.append(TuningRecordRow(
+            line_no=line_no, task_index=index, config_index=config.get("index"),
+            costs_s=[float(c) for c in costs] if isinstance(costs, list) else None,
+            error_no=error_no, all_cost_s=all_cost, timestamp=timestamp, target=target,
+            tvm_version=record.get("tvm_version"), raw_line=raw))
+
+
+def _balanced(text: str, start: int) -> tuple[str, int]:
+    """The bracketed Python literal starting at `start`, and where it ends."""
+    if start >= len(text) or text[start] not in "([{":
+        raise ValueError("expected '(' after args=")
+    depth, quote = 0, None
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i + 1], i + 1
+    raise ValueError("unbalanced brackets: the line is truncated")
+
+
+def _lists(value):
+    """Tuples to lists, as AutoTVM serialises args."""
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value

@@ -1,0 +1,152 @@
+"""`debug-table`: the graph debug runtime's printed per-node table (FORMATS.md §1a).
+
+    Node Name   Ops   Time(us)   Time(%)   Shape   Inputs   Outputs   [Measurements(us)]
+    ---------   ---   --------   -------   -----   ------   -------   [----------------]
+    fused_nn_contrib_conv2d_NCHWc_add_nn_relu_5   ...   (1, 2, 112, 112, 64)   3   1   [25.7, 25.8]
+    Total_time  -  <total_us>  -  -  -  -  -
+
+Also the NNVM-era variant with `Start Time` and `End Time` columns. Columns are
+separated by two or more spaces (names have none; shapes and measurement lists
+contain single spaces only). Log lines around the table are ignored.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from hotdb.ingest.base import Source
+from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow
+
+_HEADER = re.compile(r"^\s*Node Name\s{2,}Ops\s{2,}Time\(us\)")
+_SPLIT = re.compile(r"\s{2,}")
+_SHAPE = re.compile(r"^\((\s*\d+\s*(,\s*\d+\s*)*,?)?\)$")
+_REQUIRED = ["Node Name", "Ops", "Time(us)", "Time(%)", "Shape", "Inputs", "Outputs"]
+_KNOWN = set(_REQUIRED) | {"Measurements(us)", "Start Time", "End Time"}
+# Relative tolerance of the Total_time check: cells are rounded to 3 decimals.
+_TOTAL_TOLERANCE = 0.01
+
+
+class DebugTable:
+    name = "debug-table"
+    role = "profile"
+    reads = "graph debug runtime printed table (TVM 0.6-0.19), with or without Measurements(us); NNVM Start/End variant"
+    detects = "a header line 'Node Name  Ops  Time(us)  Time(%) ...'"
+
+    def sniff(self, source: Source) -> bool:
+        return any(_HEADER.match(line) for line in source.head.splitlines()[:200])
+
+    def parse(self, source: Source) -> Parsed:
+        lines = source.lines
+        header_at = next((i for i, line in enumerate(lines) if _HEADER.match(line)), None)
+        if header_at is None:
+            raise source.error(None, "no table header: expected a line 'Node Name  Ops  Time(us)  Time(%)  Shape  Inputs  Outputs'")
+        columns = _SPLIT.split(lines[header_at].strip())
+        unknown = [c for c in columns if c not in _KNOWN]
+        missing = [c for c in _REQUIRED if c not in columns]
+        if unknown or missing:
+            what = f"unknown column {unknown[0]!r}" if unknown else f"missing column {missing[0]!r}"
+            raise source.error(header_at + 1, f"{what}; expected columns {', '.join(_REQUIRED)} [Measurements(us)]")
+        parsed = Parsed(role="profile", run=RunInfo(variant=_variant(columns)))
+        index = {name: i for i, name in enumerate(columns)}
+        start = header_at + 1
+        if start < len(lines) and set(lines[start].strip()) <= {"-", " "} and lines[start].strip():
+            start += 1
+        total_reported = None
+        outputs_seen: dict[str, int] = {}
+        for line_no, line in enumerate(lines[start:], start=start + 1):
+            text = line.strip()
+            if not text:
+                if parsed.nodes:
+                    break  # the table ends at the first blank line after its rows
+                continue
+            cells = _SPLIT.split(text)
+            if cells[0] == "Total_time":
+                total_reported = _number(source, line_no, cells, 2 if len(cells) > 2 else 1, "Total_time")
+                break
+            if len(cells) != len(columns):
+                raise source.error(line_no, f"expected {len(columns)} columns ({', '.join(columns)}), found {len(cells)}: the row is truncated or not part of the table")
+            node_name = cells[index["Node Name"]]
+            shape_text = cells[index["Shape"]]
+            if not _SHAPE.match(shape_text):
+                raise source.error(line_no, f"expected a shape like (1, 64, 56, 56), found {shape_text!r}", field="Shape")
+            time_us = _number(source, line_no, cells, index["Time(us)"], "Time(us)")
+            node = NodeRow(
+                node_index=len(parsed.nodes),
+                node_name=node_name,
+                func_name=cells[index["Ops"]],
+                time_us=time_us,
+                output_index=outputs_seen.get(node_name, 0),
+                reported_share_pct=_number(source, line_no, cells, index["Time(%)"], "Time(%)"),
+                out_shape=[int(d) for d in re.findall(r"\d+", shape_text)],
+                num_inputs=_integer(source, line_no, cells, index["Inputs"], "Inputs"),
+                num_outputs=_integer(source, line_no, cells, index["Outputs"], "Outputs"),
+                line_no=line_no,
+            ).derive()
+            outputs_seen[node_name] = node.output_index + 1
+            if "Start Time" in index:
+                node.start_us = _clock_us(source, line_no, cells[index["Start Time"]])
+            parsed.nodes.append(node)
+            if "Measurements(us)" in index:
+                for k, value in enumerate(_measurements(source, line_no, cells[index["Measurements(us)"]])):
+                    parsed.samples.append(SampleRow(node.node_index, k, value))
+        if not parsed.nodes:
+            raise source.error(header_at + 1, "the table has a header but no rows")
+        _check_total(source, parsed, total_reported)
+        return parsed
+
+
+def _variant(columns: list[str]) -> str:
+    if "Start Time" in columns:
+        return "legacy Start/End"
+    if "Measurements(us)" in columns:
+        return "with Measurements(us)"
+    return "plain"
+
+
+def _number(source: Source, line_no: int, cells: list[str], i: int, name: str) -> float:
+    text = cells[i].replace(",", "")
+    try:
+        value = float(text)
+    except ValueError:
+        raise source.error(line_no, f"expected a number, found {cells[i]!r}", field=name) from None
+    if value != value or value < 0 or value == float("inf"):
+        raise source.error(line_no, f"expected a finite time >= 0, found {cells[i]!r}", field=name)
+    return value
+
+
+def _integer(source: Source, line_no: int, cells: list[str], i: int, name: str) -> int:
+    try:
+        return int(cells[i])
+    except ValueError:
+        raise source.error(line_no, f"expected an integer, found {cells[i]!r}", field=name) from None
+
+
+def _measurements(source: Source, line_no: int, text: str) -> list[float]:
+    try:
+        values = ast.literal_eval(text)
+        values = [float(v) for v in values]
+    except (ValueError, SyntaxError, TypeError):
+        raise source.error(line_no, f"expected a list of times like [25.7, 25.8], found {text!r}", field="Measurements(us)") from None
+    if any(v != v or v < 0 for v in values):
+        raise source.error(line_no, f"expected times >= 0, found {text!r}", field="Measurements(us)")
+    return values
+
+
+def _clock_us(source: Source, line_no: int, text: str) -> float:
+    match = re.fullmatch(r"(\d+):(\d+):(\d+(?:\.\d+)?)", text)
+    if not match:
+        raise source.error(line_no, f"expected a clock time like 15:24:44.177475, found {text!r}", field="Start Time")
+    h, m, s = match.groups()
+    return ((int(h) * 60 + int(m)) * 60 + float(s)) * 1e6
+
+
+def _check_total(source: Source, parsed: Parsed, total_reported: float | None) -> None:
+    total = sum(n.time_us for n in parsed.nodes)
+    parsed.run.reported_total_us = total_reported
+    if total_reported is None:
+        parsed.warnings.append(f"{source.name}: no Total_time row; the table may be trimmed (sum of rows {total:.3f} us)")
+    elif abs(total - total_reported) > max(_TOTAL_TOLERANCE * total_reported, 0.001 * len(parsed.nodes)):
+        parsed.warnings.append(
+            f"{source.name}: Total_time {total_reported:.3f} us differs from the sum of rows {total:.3f} us "
+            f"({100 * (total - total_reported) / total_reported:+.1f} %); rows may have been trimmed")

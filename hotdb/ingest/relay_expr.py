@@ -1,0 +1,258 @@
+"""A reader for the expressions of Relay text: calls, arguments, attributes and types.
+
+Enough of the grammar that `mod.astext()` prints, read by recursive descent over one
+statement. Every failure raises ExprError with the column where it happened; the
+caller turns that into a ParseError with file and line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+TensorType = tuple[list[int] | None, str | None]  # (shape with -1 for unknown dims, dtype)
+
+
+class ExprError(ValueError):
+    def __init__(self, message: str, column: int):
+        super().__init__(message)
+        self.column = column
+
+
+@dataclass
+class Expr:
+    kind: str  # "call", "var", "global", "constant", "literal", "tuple", "getitem", "fn"
+    name: str | None = None  # op name, %var, @global
+    args: list["Expr"] = field(default_factory=list)
+    attrs: dict = field(default_factory=dict)
+    value: object = None  # literal value; tuple index for getitem
+    ty: list[TensorType] | None = None  # annotated type (a tuple type has several fields)
+
+
+_IDENT = re.compile(r"[A-Za-z_][\w.]*")
+# `%3.0` is field 0 of `%3`; `%features.0.weight` (PyTorch names) is one variable.
+_VAR = re.compile(r"%\d+(?=\.\d|[^\w.]|$)|%[\w.]*\w")
+_GLOBAL = re.compile(r"@[\w.]+")
+_NUMBER = re.compile(r"-?(\d+\.\d*|\.\d+|\d+)(e-?\d+)?(f16|f32|f64|f|i8|i16|i32|i64|u8|u32|u64|h)?")
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_META = re.compile(r"meta\[[\w.]+\]\[\d+\]")
+_DTYPE = re.compile(r"(u?int|float|bfloat|bool|handle|e4m3_float|e5m2_float)\d*(x\d+)?")
+
+
+class ExprReader:
+    def __init__(self, text: str, pos: int = 0):
+        self.text = text
+        self.pos = pos
+
+    # -- low level --------------------------------------------------------------------
+    def skip_ws(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] in " \t":
+            self.pos += 1
+
+    def peek(self, s: str) -> bool:
+        self.skip_ws()
+        return self.text.startswith(s, self.pos)
+
+    def expect(self, s: str, what: str | None = None) -> None:
+        self.skip_ws()
+        if not self.text.startswith(s, self.pos):
+            found = self.text[self.pos:self.pos + 12] or "end of line"
+            raise ExprError(f"expected {what or repr(s)}, found {found!r}", self.pos)
+        self.pos += len(s)
+
+    def match(self, pattern: re.Pattern[str]) -> str | None:
+        self.skip_ws()
+        m = pattern.match(self.text, self.pos)
+        if not m:
+            return None
+        self.pos = m.end()
+        return m.group(0)
+
+    def at_end(self) -> bool:
+        self.skip_ws()
+        return self.pos >= len(self.text)
+
+    # -- types ------------------------------------------------------------------------
+    def type_annotation(self) -> list[TensorType] | None:
+        """An optional `/* ty=... */` after an expression."""
+        self.skip_ws()
+        if not self.text.startswith("/*", self.pos):
+            return None
+        close = self.text.find("*/", self.pos)
+        if close < 0:
+            raise ExprError("unclosed comment: expected '*/' after the type annotation", self.pos)
+        body = self.text[self.pos + 2:close].strip()
+        start = self.pos
+        self.pos = close + 2
+        if not body.startswith("ty="):
+            return None  # some other comment
+        inner = ExprReader(body[3:])
+        try:
+            ty = inner.type_()
+            if not inner.at_end():
+                raise ExprError(f"unexpected text after the type: {inner.text[inner.pos:][:20]!r}", inner.pos)
+        except ExprError as exc:
+            raise ExprError(f"broken type annotation /* {body} */: {exc}", start) from None
+        return ty
+
+    def type_(self) -> list[TensorType]:
+        self.skip_ws()
+        if self.peek("("):
+            self.expect("(")
+            fields: list[TensorType] = []
+            while not self.peek(")"):
+                fields.extend(self.type_())
+                if not self.peek(")"):
+                    self.expect(",", "',' or ')' in a tuple type")
+            self.expect(")")
+            return fields
+        if self.peek("Tensor["):
+            self.expect("Tensor[")
+            shape = self.shape()
+            dtype = None
+            if self.peek(","):
+                self.expect(",")
+                dtype = self.match(_DTYPE)
+                if dtype is None:
+                    raise ExprError("expected a dtype such as float32", self.pos)
+            self.expect("]", "']' closing Tensor[...]")
+            return [(shape, dtype)]
+        dtype = self.match(_DTYPE)
+        if dtype is not None:
+            return [([], dtype)]
+        name = self.match(_IDENT)
+        if name is not None:  # storage, function or ADT types: no tensor shape
+            if self.peek("["):
+                self._skip_balanced("[", "]")
+            return [(None, None)]
+        raise ExprError("expected a type such as Tensor[(1, 3, 224, 224), float32]", self.pos)
+
+    def shape(self) -> list[int]:
+        self.expect("(", "'(' opening a shape")
+        dims: list[int] = []
+        while not self.peek(")"):
+            self.skip_ws()
+            number = self.match(re.compile(r"\d+"))
+            if number is not None:
+                dims.append(int(number))
+            elif self.match(re.compile(r"\?|[A-Za-z_]\w*")) is not None:
+                dims.append(-1)  # dynamic or symbolic dimension
+            else:
+                raise ExprError("expected a dimension", self.pos)
+            if not self.peek(")"):
+                self.expect(",", "',' or ')' in a shape")
+        self.expect(")")
+        return dims
+
+    def _skip_balanced(self, open_: str, close: str) -> None:
+        depth = 0
+        while self.pos < len(self.text):
+            ch = self.text[self.pos]
+            self.pos += 1
+            if ch == open_:
+                depth += 1
+            elif ch == close:
+                depth -= 1
+                if depth == 0:
+                    return
+        raise ExprError(f"unbalanced {open_!r}", self.pos)
+
+    # -- expressions ------------------------------------------------------------------
+    def expr(self) -> Expr:
+        e = self._primary()
+        while True:
+            if self.peek("."):
+                save = self.pos
+                self.expect(".")
+                index = self.match(re.compile(r"\d+"))
+                if index is None:
+                    self.pos = save
+                    break
+                e = Expr("getitem", args=[e], value=int(index))
+            elif self.peek("(") and e.kind in ("var", "global", "getitem"):
+                args, attrs = self.arguments()
+                e = Expr("call", name=e.name if e.kind != "getitem" else None, args=args, attrs=attrs,
+                         value="closure" if e.kind == "var" else e.kind)
+            else:
+                break
+        ty = self.type_annotation()
+        if ty is not None:
+            e.ty = ty
+        return e
+
+    def _primary(self) -> Expr:
+        self.skip_ws()
+        if self.pos >= len(self.text):
+            raise ExprError("expected an expression, found end of line", self.pos)
+        if (var := self.match(_VAR)) is not None:
+            return Expr("var", name=var)
+        if (glob := self.match(_GLOBAL)) is not None:
+            return Expr("global", name=glob)
+        if (meta := self.match(_META)) is not None:
+            return Expr("constant", name=meta)
+        if (s := self.match(_STRING)) is not None:
+            return Expr("literal", value=s[1:-1])
+        if self.peek("["):
+            return Expr("literal", value=self.list_value())
+        if self.peek("("):
+            self.expect("(")
+            items = []
+            while not self.peek(")"):
+                items.append(self.expr())
+                if not self.peek(")"):
+                    self.expect(",", "',' or ')' in a tuple")
+            self.expect(")")
+            return Expr("tuple", args=items)
+        if (number := self.match(_NUMBER)) is not None:
+            return Expr("literal", value=_number(number))
+        if (ident := self.match(_IDENT)) is not None:
+            if ident in ("True", "False"):
+                return Expr("literal", value=ident == "True")
+            if ident == "None":
+                return Expr("literal", value=None)
+            if self.peek("("):
+                args, attrs = self.arguments()
+                return Expr("call", name=ident, args=args, attrs=attrs, value="op")
+            return Expr("literal", value=ident)
+        raise ExprError(f"unexpected {self.text[self.pos:self.pos + 12]!r}", self.pos)
+
+    def arguments(self) -> tuple[list[Expr], dict]:
+        self.expect("(")
+        args: list[Expr] = []
+        attrs: dict = {}
+        while not self.peek(")"):
+            self.skip_ws()
+            key = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)").match(self.text, self.pos)
+            if key:
+                self.pos = key.end()
+                attrs[key.group(1)] = self.attr_value()
+            else:
+                args.append(self.expr())
+            if not self.peek(")"):
+                self.expect(",", "',' or ')' in an argument list")
+        self.expect(")")
+        return args, attrs
+
+    def attr_value(self):
+        self.skip_ws()
+        if self.peek("["):
+            return self.list_value()
+        e = self.expr()
+        if e.kind == "literal":
+            return e.value
+        return e.name
+
+    def list_value(self) -> list:
+        self.expect("[")
+        items = []
+        while not self.peek("]"):
+            items.append(self.attr_value())
+            if not self.peek("]"):
+                self.expect(",", "',' or ']' in a list")
+        self.expect("]")
+        return items
+
+
+def _number(text: str):
+    core = re.match(r"-?(\d+\.\d*|\.\d+|\d+)(e-?\d+)?", text).group(0)
+    return float(core) if any(c in core for c in ".e") or text.endswith(("f", "f16", "f32", "f64", "h")) else int(core)

@@ -1,0 +1,1 @@
+"""Storage: the connection with its migrations and views, and the one bulk loader."""

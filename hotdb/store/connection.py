@@ -1,0 +1,165 @@
+"""The database: open (waiting for another writer's lock), migrate, keep views current.
+
+Schema changes are numbered files in schema/, applied in order, each in its own
+transaction and recorded in schema_migrations. Views in queries/ are recreated whenever
+their text changes (a hash is kept in hotdb_meta), with the header comments applied as
+COMMENT ON VIEW / COLUMN so that any DuckDB client sees the documentation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from hotdb.errors import DatabaseError
+from hotdb.store.resources import query_files, schema_files, sql_dir
+from hotdb.store.sqlfiles import read_view
+
+DEFAULT_DB = "hotdb.duckdb"
+LOCK_TIMEOUT_S = float(os.environ.get("HOTDB_LOCK_TIMEOUT", "30"))
+
+
+def default_path() -> Path:
+    return Path(os.environ.get("HOTDB_DB") or DEFAULT_DB)
+
+
+def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    delay = 0.05
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
+            if time.monotonic() >= deadline:
+                raise DatabaseError(
+                    f"{path}: another process holds the database lock and did not release it within "
+                    f"{LOCK_TIMEOUT_S:.0f} s (set HOTDB_LOCK_TIMEOUT to wait longer)") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+        except duckdb.Error as exc:
+            raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
+
+
+def latest_schema_version() -> int:
+    return max(int(p.name[:4]) for p in schema_files())
+
+
+class Store:
+    """One open database. Use as a context manager; close() releases the file lock."""
+
+    def __init__(self, path: str | Path | None = None, *, create: bool = True):
+        self.path = Path(path) if path is not None else default_path()
+        if not create and str(self.path) != ":memory:" and not self.path.exists():
+            raise DatabaseError(f"no database at {self.path}; run `hotdb ingest` first, or pass --db / set HOTDB_DB")
+        self.con = _connect(self.path, read_only=False)
+        try:
+            self.migrate()
+            self.refresh_views()
+        except BaseException:
+            self.con.close()
+            raise
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    # -- schema ---------------------------------------------------------------------------
+    def schema_version(self) -> int:
+        exists = self.con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_migrations'").fetchall()[0][0]
+        if not exists:
+            return 0
+        return self.con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
+
+    def migrate(self) -> list[int]:
+        current = self.schema_version()
+        newest = latest_schema_version()
+        if current > newest:
+            raise DatabaseError(
+                f"{self.path}: the database has schema version {current}, newer than this hotdb knows "
+                f"({newest}); upgrade hotdb to open it")
+        applied = []
+        for path in schema_files():
+            version = int(path.name[:4])
+            if version <= current:
+                continue
+            self.con.begin()
+            try:
+                self.con.execute(path.read_text(encoding="utf-8"))
+                self.con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                                 [version, path.stem, datetime.now(timezone.utc)])
+                self.con.commit()
+            except duckdb.Error as exc:
+                self.con.rollback()
+                raise DatabaseError(f"{self.path}: migration {path.name} failed: {exc}") from None
+            applied.append(version)
+        return applied
+
+    # -- views ----------------------------------------------------------------------------
+    def refresh_views(self, force: bool = False) -> None:
+        files = query_files()
+        digest = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
+        current = self.con.execute("SELECT value FROM hotdb_meta WHERE key = 'views_sha256'").fetchall()
+        if current and current[0][0] == digest and not force:
+            return
+        views = [read_view(p) for p in files]
+        self.con.begin()
+        try:
+            for view in _dependency_order(views):
+                try:
+                    self.con.execute(view.sql)
+                except duckdb.Error as exc:
+                    raise DatabaseError(f"{view.path.name}: {exc}") from None
+            for view in views:
+                self.con.execute(f"COMMENT ON VIEW {view.name} IS {_quote(view.description)}")
+                for column, text in view.columns.items():
+                    self.con.execute(f"COMMENT ON COLUMN {view.name}.{column} IS {_quote(text)}")
+            self.con.execute("INSERT OR REPLACE INTO hotdb_meta VALUES ('views_sha256', ?)", [digest])
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+
+    def report_sql(self, name: str) -> str:
+        return (sql_dir("queries") / "reports" / f"{name}.sql").read_text(encoding="utf-8")
+
+
+def _dependency_order(views: list) -> list:
+    """Views sorted so that each comes after the views its SQL names."""
+    by_name = {v.name: v for v in views}
+    ordered, done, visiting = [], set(), set()
+
+    def visit(view) -> None:
+        if view.name in done:
+            return
+        if view.name in visiting:
+            raise DatabaseError(f"{view.path.name}: views depend on each other in a cycle")
+        visiting.add(view.name)
+        body = view.sql[view.sql.upper().index(" AS") :]
+        for name, other in by_name.items():
+            if name != view.name and re.search(rf"\b{name}\b", body):
+                visit(other)
+        visiting.discard(view.name)
+        done.add(view.name)
+        ordered.append(view)
+
+    for view in views:
+        visit(view)
+    return ordered
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"

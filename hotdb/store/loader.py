@@ -1,0 +1,148 @@
+"""The one bulk loader: stores what ingestors (and live capture) parsed, atomically.
+
+All files of one ingest are stored in one transaction with the DuckDB appender (never
+row by row). A file whose content the model already has (same SHA-256) is skipped and
+reported; if nothing is new, nothing is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple, dataclass, field
+from datetime import datetime, timezone
+
+from hotdb import __version__
+from hotdb.errors import UsageError
+from hotdb.ingest.base import Source
+from hotdb.ingest.rows import (IrCallRow, NodeRow, Parsed, SampleRow, TaskRow, TuningRecordRow,
+                               column_names)
+from hotdb.store.connection import Store
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    format: str
+    role: str
+    rows: int
+    source_id: int | None  # None when skipped as a duplicate
+    duplicate_of: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LoadResult:
+    model: str
+    run_label: str | None
+    files: list[LoadedFile]
+
+    @property
+    def added_rows(self) -> int:
+        return sum(f.rows for f in self.files if f.source_id is not None)
+
+    @property
+    def nothing_new(self) -> bool:
+        return all(f.source_id is None for f in self.files)
+
+
+def _append(store: Store, table: str, prefix: dict, rows: list, row_class) -> None:
+    if not rows:
+        return
+    columns = list(prefix) + column_names(row_class)
+    head = tuple(prefix.values())
+    appender = store.con.appender(table, columns=columns)
+    appender.append_rows([head + astuple(row) for row in rows])
+    appender.flush()
+
+
+def _scalar(store: Store, sql: str, params=None):
+    rows = store.con.execute(sql, params or []).fetchall()
+    return rows[0][0] if rows else None
+
+
+def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
+         run_label: str | None = None, tags: dict[str, str] | None = None,
+         target: str | None = None) -> LoadResult:
+    """Store parsed files as one build of `model`. items: (source, format name, parsed)."""
+    profiles = [(s, f, p) for s, f, p in items if p.role == "profile"]
+    if len(profiles) > 1:
+        names = ", ".join(str(s.path) for s, _, _ in profiles)
+        raise UsageError(f"one ingest describes one run, but {len(profiles)} profiles were given ({names}); ingest them separately")
+    con = store.con
+    now = datetime.now(timezone.utc)
+    files: list[LoadedFile] = []
+    con.begin()
+    try:
+        model_id = _scalar(store, "SELECT model_id FROM models WHERE name = ?", [model])
+        new_items = []
+        for source, fmt, parsed in items:
+            previous = None
+            if model_id is not None:
+                previous = _scalar(store, "SELECT path FROM sources WHERE model_id = ? AND content_sha256 = ?",
+                                   [model_id, source.sha256])
+            if previous is None and any(s.sha256 == source.sha256 for s, _, _ in new_items):
+                previous = next(str(s.path) for s, _, _ in new_items if s.sha256 == source.sha256)
+            if previous is not None:
+                files.append(LoadedFile(str(source.path), fmt, parsed.role, parsed.row_count, None, previous, parsed.warnings))
+            else:
+                new_items.append((source, fmt, parsed))
+        if not new_items:
+            con.rollback()
+            return LoadResult(model, None, files)
+        if model_id is None:
+            model_id = _scalar(store, "INSERT INTO models VALUES (nextval('model_id_seq'), ?, ?) RETURNING model_id", [model, now])
+        ingest_id = _scalar(store, "INSERT INTO ingests VALUES (nextval('ingest_id_seq'), ?, ?, ?) RETURNING ingest_id",
+                            [model_id, now, __version__])
+        label = None
+        for source, fmt, parsed in new_items:
+            source_id = _scalar(store, """
+                INSERT INTO sources VALUES (nextval('source_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                RETURNING source_id""",
+                [ingest_id, model_id, str(source.path), fmt, parsed.role, source.sha256, len(source.data),
+                 parsed.row_count, parsed.warnings])
+            files.append(LoadedFile(str(source.path), fmt, parsed.role, parsed.row_count, source_id, None, parsed.warnings))
+            if parsed.role == "profile":
+                label = _new_run(store, model, model_id, ingest_id, source_id, parsed, run_label, tags, target, now)
+            _store_rows(store, source_id, parsed, label)
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return LoadResult(model, label, files)
+
+
+def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id: int, parsed: Parsed,
+             run_label: str | None, tags, target, now) -> str:
+    if run_label is None:
+        count = _scalar(store, "SELECT count(*) FROM runs WHERE model_id = ?", [model_id])
+        run_label = f"{model}-{count + 1}"
+        while _scalar(store, "SELECT count(*) FROM runs WHERE label = ?", [run_label]):
+            count += 1
+            run_label = f"{model}-{count + 1}"
+    elif _scalar(store, "SELECT count(*) FROM runs WHERE label = ?", [run_label]):
+        raise UsageError(f"a run labelled {run_label!r} already exists; choose another --run label")
+    info = parsed.run
+    store.con.execute("""
+        INSERT INTO runs VALUES (nextval('run_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [model_id, ingest_id, source_id, run_label, now, target or info.target, info.device,
+         info.tvm_version, info.variant, info.reported_total_us, tags or {}])
+    return run_label
+
+
+def _store_rows(store: Store, source_id: int, parsed: Parsed, label: str | None) -> None:
+    if parsed.nodes:
+        run_id = _scalar(store, "SELECT run_id FROM runs WHERE label = ?", [label])
+        _append(store, "nodes", {"run_id": run_id}, parsed.nodes, NodeRow)
+        _append(store, "node_samples", {"run_id": run_id}, parsed.samples, SampleRow)
+    _append(store, "ir_calls", {"source_id": source_id}, parsed.ir_calls, IrCallRow)
+    _append(store, "tasks", {"source_id": source_id}, parsed.tasks, TaskRow)
+    _append(store, "tuning_records", {"source_id": source_id}, parsed.records, TuningRecordRow)
+    if parsed.workloads:
+        known = {row[0] for row in store.con.execute(
+            "SELECT workload_key FROM workloads WHERE workload_key IN (SELECT unnest(?))",
+            [list(parsed.workloads)]).fetchall()}
+        fresh = [(w.key, w.family, w.dtype, list(w.data), list(w.weight), list(w.out), w.attrs_json(), w.flops)
+                 for key, w in parsed.workloads.items() if key not in known]
+        if fresh:
+            appender = store.con.appender("workloads")
+            appender.append_rows(fresh)
+            appender.flush()

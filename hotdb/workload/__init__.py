@@ -1,0 +1,13 @@
+"""Canonical workloads: pure functions, no I/O, no database (DESIGN.md, "Layers")."""
+
+from hotdb.workload.families import KernelName, parse_kernel_name, relay_op_family, task_template
+from hotdb.workload.keys import (Workload, WorkloadError, batch_matmul_workload, conv_workload,
+                                 dense_workload, from_autotvm_task, from_relay_call,
+                                 logical_output_shape)
+from hotdb.workload.layouts import LayoutError, unpack
+
+__all__ = [
+    "KernelName", "LayoutError", "Workload", "WorkloadError", "batch_matmul_workload",
+    "conv_workload", "dense_workload", "from_autotvm_task", "from_relay_call",
+    "logical_output_shape", "parse_kernel_name", "relay_op_family", "task_template", "unpack",
+]

@@ -1,0 +1,185 @@
+"""Operator families: one name for a computation however TVM spells it.
+
+Relay calls (`nn.contrib_conv2d_NCHWc`), tuning tasks (`conv2d_NCHWc.x86`,
+`topi_x86_conv2d_NCHWc`) and fused kernel symbols
+(`tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_nn_relu_5`) all name the same
+family, `conv2d`. Families are what the matcher compares; the *variant* (winograd,
+NCHWc, spatial_pack, ...) only breaks ties between several tasks of one workload.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Families a tuner can tune. Everything else (layout_transform, pooling, softmax, ...)
+#: is recorded under its own name but never matched to a task.
+TUNABLE_FAMILIES = frozenset(
+    {"conv1d", "conv2d", "depthwise_conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose",
+     "conv3d_transpose", "dense", "batch_matmul", "matmul"}
+)
+
+# Relay op name -> family. Relay has no separate depthwise op: nn.conv2d with
+# groups == in_channels is recognised from its attributes in keys.py.
+_RELAY_OPS = {
+    "nn.conv1d": "conv1d",
+    "nn.conv2d": "conv2d",
+    "nn.conv3d": "conv3d",
+    "nn.contrib_conv2d_NCHWc": "conv2d",
+    "nn.contrib_conv2d_nchwc": "conv2d",
+    "nn.contrib_conv2d_NCHWc_int8": "conv2d",
+    "nn.contrib_depthwise_conv2d_NCHWc": "depthwise_conv2d",
+    "nn.contrib_conv2d_winograd_without_weight_transform": "conv2d",
+    "nn.contrib_conv2d_winograd_nnpack_without_weight_transform": "conv2d",
+    "nn.contrib_conv3d_winograd_without_weight_transform": "conv3d",
+    "nn.conv1d_transpose": "conv1d_transpose",
+    "nn.conv2d_transpose": "conv2d_transpose",
+    "nn.conv3d_transpose": "conv3d_transpose",
+    "nn.dense": "dense",
+    "nn.contrib_dense_pack": "dense",
+    "nn.matmul": "matmul",
+    "nn.batch_matmul": "batch_matmul",
+}
+
+
+def relay_op_family(op_name: str) -> str:
+    """Family of a Relay operator; non-tunable ops keep their name without the `nn.` prefix."""
+    family = _RELAY_OPS.get(op_name)
+    if family is not None:
+        return family
+    return op_name.removeprefix("nn.").removeprefix("contrib_").replace(".", "_")
+
+
+def relay_op_variant(op_name: str) -> str | None:
+    if "winograd" in op_name:
+        return "winograd"
+    if "NCHWc" in op_name or "nchwc" in op_name:
+        return "NCHWc"
+    return None
+
+
+@dataclass(frozen=True)
+class TaskTemplate:
+    """What a tuning-task name says: family, variant and the layouts of its tensor args."""
+
+    family: str
+    variant: str
+    data_layout: str = "NCHW"
+    kernel_layout: str = "OIHW"
+
+
+# Ordered: the first pattern that matches the task name (without `.target`) wins.
+_TASK_PATTERNS: list[tuple[re.Pattern[str], TaskTemplate]] = [
+    (re.compile(p), t)
+    for p, t in [
+        (r"^(topi_nn_)?depthwise_conv2d_nhwc", TaskTemplate("depthwise_conv2d", "direct", "NHWC", "HWOI")),
+        (r"^(topi_(x86|nn|arm_cpu|cuda)_)?depthwise_conv2d_nchwc?", TaskTemplate("depthwise_conv2d", "direct")),
+        (r"^(topi_x86_)?depthwise_conv2d_NCHWc", TaskTemplate("depthwise_conv2d", "NCHWc")),
+        (r"^(topi_)?(\w+_)?conv2d_nhwc_winograd", TaskTemplate("conv2d", "winograd", "NHWC", "HWIO")),
+        (r"^(topi_)?(\w+_)?conv2d_nhwc", TaskTemplate("conv2d", "direct", "NHWC", "HWIO")),
+        (r"winograd", TaskTemplate("conv2d", "winograd")),
+        (r"^(topi_x86_)?conv2d_NCHWc", TaskTemplate("conv2d", "NCHWc")),
+        (r"spatial_pack", TaskTemplate("conv2d", "spatial_pack")),
+        (r"^group_conv2d", TaskTemplate("conv2d", "group")),
+        (r"^(topi_nn_)?conv2d_transpose", TaskTemplate("conv2d_transpose", "direct", "NCHW", "IOHW")),
+        (r"^conv1d_transpose", TaskTemplate("conv1d_transpose", "direct", "NCW", "IOW")),
+        (r"^(topi_nn_)?conv1d", TaskTemplate("conv1d", "direct", "NCW", "OIW")),
+        (r"^(topi_nn_)?conv3d", TaskTemplate("conv3d", "direct", "NCDHW", "OIDHW")),
+        (r"^(topi_(x86|nn|cuda)_)?conv2d", TaskTemplate("conv2d", "direct")),
+        (r"^dense_pack", TaskTemplate("dense", "pack", "NC", "OI")),
+        (r"^(topi_(x86|nn|cuda)_)?dense", TaskTemplate("dense", "direct", "NC", "OI")),
+        (r"^(topi_(x86|nn|cuda)_)?batch_matmul", TaskTemplate("batch_matmul", "direct", "", "")),
+        (r"^matmul", TaskTemplate("matmul", "direct", "", "")),
+    ]
+]
+
+
+def task_template(task_name: str) -> TaskTemplate | None:
+    """The template of an AutoTVM task name such as `conv2d_NCHWc.x86` or `topi_nn_conv2d`.
+
+    None for names hotdb cannot canonicalise (VTA packed tasks, custom templates).
+    """
+    base = task_name.split(".", 1)[0]
+    if base.endswith("_packed") or "vta" in task_name:
+        return None
+    for pattern, template in _TASK_PATTERNS:
+        if pattern.search(base):
+            return template
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Fused kernel symbols
+
+_PREFIXES = re.compile(r"^(?:tvmgen_[A-Za-z0-9]+_|vm_mod_|__tvm_)*")
+_LONG_NAME_HASH = re.compile(r"_[0-9a-f]{8,}_(?=(_\d+)?$)")
+_NUMBER = re.compile(r"_(\d+)$")
+
+# Tokens of fused names, as `op.name` with '.' replaced by '_', in the order in which
+# the anchor (the op a tuner tunes) is recognised. The first match anywhere in the name
+# wins, so longer spellings come before their prefixes.
+_ANCHORS: list[tuple[str, str, str | None]] = [
+    ("nn_contrib_conv2d_winograd_without_weight_transform", "conv2d", "winograd"),
+    ("nn_contrib_conv2d_winograd_nnpack_without_weight_transform", "conv2d", "winograd"),
+    ("nn_contrib_conv2d_winograd_weight_transform", "winograd_weight_transform", None),
+    ("nn_contrib_depthwise_conv2d_NCHWc", "depthwise_conv2d", "NCHWc"),
+    ("nn_contrib_conv2d_NCHWc_int8", "conv2d", "NCHWc"),
+    ("nn_contrib_conv2d_NCHWc", "conv2d", "NCHWc"),
+    ("nn_conv2d_transpose", "conv2d_transpose", None),
+    ("nn_conv1d_transpose", "conv1d_transpose", None),
+    ("nn_conv3d_transpose", "conv3d_transpose", None),
+    ("nn_conv2d", "conv2d", None),
+    ("nn_conv1d", "conv1d", None),
+    ("nn_conv3d", "conv3d", None),
+    ("nn_contrib_dense_pack", "dense", "pack"),
+    ("nn_dense", "dense", None),
+    ("nn_batch_matmul", "batch_matmul", None),
+    ("nn_matmul", "matmul", None),
+]
+
+# Non-tunable ops, so that `top --by op` groups kernels by something readable.
+_OTHER_OPS = [
+    "layout_transform", "nn_max_pool2d", "nn_avg_pool2d", "nn_global_avg_pool2d",
+    "nn_global_max_pool2d", "nn_adaptive_avg_pool2d", "nn_adaptive_max_pool2d", "nn_softmax",
+    "nn_log_softmax", "nn_batch_flatten", "nn_pad", "nn_relu", "nn_bias_add", "nn_batch_norm",
+    "nn_layer_norm", "nn_lrn", "concatenate", "transpose", "reshape", "squeeze", "expand_dims",
+    "strided_slice", "take", "cast", "clip", "add", "subtract", "multiply", "divide", "mean",
+    "sum", "max", "where", "image_resize2d", "image_resize", "split", "copy",
+]
+
+
+@dataclass(frozen=True)
+class KernelName:
+    """What a kernel symbol says about itself."""
+
+    symbol: str  #: as given, e.g. `tvmgen_default_fused_nn_conv2d_add_nn_relu_3`
+    base: str  #: without prefixes and numbering, e.g. `fused_nn_conv2d_add_nn_relu`
+    number: int  #: the uniquifying suffix (`_3` -> 3, none -> 0)
+    family: str  #: the anchor op's family, e.g. `conv2d`; a non-tunable op's own name
+    variant: str | None  #: `winograd`, `NCHWc`, ... when the name shows it
+
+    @property
+    def tunable(self) -> bool:
+        return self.family in TUNABLE_FAMILIES
+
+
+def parse_kernel_name(symbol: str) -> KernelName:
+    """Split a fused function symbol into base name, number and anchor family."""
+    name = _PREFIXES.sub("", symbol)
+    name = _LONG_NAME_HASH.sub("_", name)
+    name = re.sub(r"__+", "_", name)
+    number = 0
+    match = _NUMBER.search(name)
+    if match:
+        number = int(match.group(1))
+        name = name[: match.start()]
+    body = name.removeprefix("fused_").removeprefix("fuse_")  # fuse_: NNVM-era symbols
+    padded = f"_{body}_"
+    for token, family, variant in _ANCHORS:
+        if f"_{token}_" in padded or (token.startswith("nn_contrib_") and f"_{token[3:]}_" in padded):
+            return KernelName(symbol, name, number, family, variant)
+    for token in _OTHER_OPS:
+        if body == token or body.startswith(token + "_"):
+            return KernelName(symbol, name, number, token.removeprefix("nn_"), None)
+    first = body.split("_", 1)[0] if body else symbol
+    return KernelName(symbol, name, number, first or symbol, None)

@@ -1,0 +1,311 @@
+"""Canonical workloads: the identity of a computation, whoever names it.
+
+A workload is an op family, logical shapes (NCHW data, OIHW weights for convolutions;
+(M, K) data and (N, K) weights for dense; (B, M, K) and (B, N, K) for batch_matmul),
+the attributes that change the computation and the data type. Its `key` is a readable
+string; nodes, IR calls and tasks that compute the same thing get the same key, and
+matching is a join on it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from hotdb.workload.families import relay_op_family, task_template
+from hotdb.workload.layouts import LayoutError, unpack
+
+Shape = tuple[int, ...]
+
+
+class WorkloadError(ValueError):
+    """Arguments that cannot describe the workload they claim to."""
+
+
+@dataclass(frozen=True)
+class Workload:
+    family: str
+    dtype: str
+    data: Shape
+    weight: Shape
+    out: Shape
+    strides: Shape = ()
+    padding: Shape = ()
+    dilation: Shape = ()
+    groups: int = 1
+    extra: tuple[tuple[str, object], ...] = field(default=())
+
+    @property
+    def key(self) -> str:
+        parts = [self.family, self.dtype, f"d={_dims(self.data)}", f"w={_dims(self.weight)}"]
+        if self.strides:
+            parts += [f"s={_dims(self.strides)}", f"p={','.join(map(str, self.padding))}",
+                      f"dl={_dims(self.dilation)}", f"g={self.groups}"]
+        parts += [f"{k}={v}" for k, v in self.extra]
+        return " ".join(parts)
+
+    @property
+    def flops(self) -> float:
+        """Multiply-adds counted as two floating-point operations."""
+        if self.family in ("dense", "matmul"):
+            m, k = self.data
+            n = self.weight[0]
+            return 2.0 * m * n * k
+        if self.family == "batch_matmul":
+            b, m, k = self.data
+            n = self.weight[1]
+            return 2.0 * max(b, self.weight[0]) * m * n * k
+        if self.family.endswith("_transpose"):
+            # Every input element scatters into a kernel window of output channels.
+            out_per_group = self.weight[1]
+            return 2.0 * math.prod(self.data) * out_per_group * math.prod(self.weight[2:])
+        # Direct convolution: every output element reduces over (I / groups) x kernel.
+        return 2.0 * math.prod(self.out) * math.prod(self.weight[1:])
+
+    def attrs_json(self) -> str:
+        attrs: dict[str, object] = {}
+        if self.strides:
+            attrs.update(strides=list(self.strides), padding=list(self.padding),
+                         dilation=list(self.dilation), groups=self.groups)
+        attrs.update(dict(self.extra))
+        return json.dumps(attrs, sort_keys=True)
+
+
+def _dims(shape: Sequence[int]) -> str:
+    return "x".join(str(d) for d in shape)
+
+
+# ---------------------------------------------------------------------------------------
+# Convolutions
+
+
+def _expand(values: Sequence[int] | int | None, n: int, default: int) -> Shape:
+    if values is None:
+        return (default,) * n
+    if isinstance(values, int):
+        return (values,) * n
+    values = tuple(int(v) for v in values)
+    if len(values) == 1:
+        return values * n
+    if len(values) != n:
+        raise WorkloadError(f"expected {n} values, got {list(values)}")
+    return values
+
+
+def normalise_padding(padding: Sequence[int] | int | None, spatial: int) -> Shape:
+    """Padding as (before..., after...): [1] and [1, 1] become [1, 1, 1, 1] in 2-D."""
+    if padding is None:
+        return (0,) * (2 * spatial)
+    if isinstance(padding, int):
+        return (padding,) * (2 * spatial)
+    padding = tuple(int(p) for p in padding)
+    if len(padding) == 1:
+        return padding * (2 * spatial)
+    if len(padding) == spatial:
+        return padding + padding
+    if len(padding) == 2 * spatial:
+        return padding
+    raise WorkloadError(f"padding {list(padding)} does not fit {spatial} spatial dimensions")
+
+
+def conv_workload(data: Sequence[int], weight: Sequence[int], strides=None, padding=None,
+                  dilation=None, groups: int = 1, dtype: str = "float32",
+                  transpose: bool = False, output_padding=None) -> Workload:
+    """A convolution from logical NC<spatial> data and OI<spatial> weights
+    (IO<spatial> for transposed convolutions, as Relay and TOPI store them)."""
+    data, weight = tuple(int(d) for d in data), tuple(int(d) for d in weight)
+    spatial = len(data) - 2
+    if spatial < 1 or len(weight) != len(data):
+        raise WorkloadError(f"data {list(data)} and weight {list(weight)} are not a convolution")
+    strides = _expand(strides, spatial, 1)
+    dilation = _expand(dilation, spatial, 1)
+    pads = normalise_padding(padding, spatial)
+    groups = int(groups or 1)
+    names = {1: "conv1d", 2: "conv2d", 3: "conv3d"}
+    if spatial not in names:
+        raise WorkloadError(f"{spatial}-D convolutions are not supported")
+    family = names[spatial]
+    n, c, *in_spatial = data
+    kernel = weight[2:]
+    extra: tuple = ()
+    if transpose:
+        family += "_transpose"
+        out_pad = _expand(output_padding, spatial, 0)
+        out_channels = weight[1] * groups
+        out_spatial = [(x - 1) * s - pads[i] - pads[i + spatial] + d * (k - 1) + op + 1
+                       for i, (x, s, d, k, op) in enumerate(zip(in_spatial, strides, dilation, kernel, out_pad))]
+        if any(out_pad):
+            extra = (("output_padding", _dims(out_pad)),)
+    else:
+        if c % groups or weight[1] * groups != c:
+            raise WorkloadError(f"data has {c} channels but weight {list(weight)} with groups={groups} expects {weight[1] * groups}")
+        out_channels = weight[0]
+        out_spatial = [(x + pads[i] + pads[i + spatial] - (d * (k - 1) + 1)) // s + 1
+                       for i, (x, s, d, k) in enumerate(zip(in_spatial, strides, dilation, kernel))]
+        if spatial == 2 and groups > 1 and groups == c and weight[1] == 1:
+            family = "depthwise_conv2d"
+    out = (n, out_channels, *out_spatial)
+    if any(d <= 0 for d in out):
+        raise WorkloadError(f"convolution of {list(data)} by {list(weight)} has an empty output {list(out)}")
+    return Workload(family, dtype, data, weight, out, strides, pads, dilation, groups, extra)
+
+
+def dense_workload(data: Sequence[int], weight: Sequence[int], dtype: str = "float32") -> Workload:
+    """y = x W^T with x (M, K) and W (N, K)."""
+    data, weight = tuple(int(d) for d in data), tuple(int(d) for d in weight)
+    if len(data) != 2 or len(weight) != 2 or data[1] != weight[1]:
+        raise WorkloadError(f"data {list(data)} and weight {list(weight)} are not a dense (M, K) x (N, K)")
+    return Workload("dense", dtype, data, weight, (data[0], weight[0]))
+
+
+def batch_matmul_workload(x: Sequence[int], y: Sequence[int], dtype: str = "float32",
+                          transpose_a: bool = False, transpose_b: bool = True) -> Workload:
+    """Canonical form (B, M, K) x (B, N, K), whatever the transposes were."""
+    x, y = tuple(int(d) for d in x), tuple(int(d) for d in y)
+    if len(x) != 3 or len(y) != 3:
+        raise WorkloadError(f"batch_matmul needs 3-D operands, got {list(x)} and {list(y)}")
+    if transpose_a:
+        x = (x[0], x[2], x[1])
+    if not transpose_b:
+        y = (y[0], y[2], y[1])
+    if x[2] != y[2]:
+        raise WorkloadError(f"batch_matmul operands {list(x)} and {list(y)} disagree on K")
+    return Workload("batch_matmul", dtype, x, y, (max(x[0], y[0]), x[1], y[1]))
+
+
+# ---------------------------------------------------------------------------------------
+# From Relay calls
+
+
+def from_relay_call(op_name: str, attrs: dict, arg_shapes: Sequence[Sequence[int] | None],
+                    arg_dtypes: Sequence[str | None]) -> Workload | None:
+    """The workload of a typed Relay call, or None when the op is not tunable or its
+    operand shapes are unknown. Raises WorkloadError when the shapes contradict the op."""
+    family = relay_op_family(op_name)
+    if len(arg_shapes) < 2 or arg_shapes[0] is None or arg_shapes[1] is None:
+        return None
+    if any(d < 0 for d in (*arg_shapes[0], *arg_shapes[1])):
+        return None  # dynamic dimensions: no static workload
+    dtype = arg_dtypes[0] or "float32"
+    try:
+        if family in ("conv1d", "conv2d", "conv3d", "depthwise_conv2d", "conv1d_transpose",
+                      "conv2d_transpose", "conv3d_transpose"):
+            if "winograd" in op_name:
+                return None  # pre-transformed kernel: the logical weight is not in the IR
+            spatial = len(arg_shapes[0]) - 2
+            default_data = {1: "NCW", 2: "NCHW", 3: "NCDHW"}.get(spatial, "NCHW")
+            transpose = family.endswith("_transpose")
+            data_layout = attrs.get("data_layout") or default_data
+            default_kernel = ("IO" if transpose else "OI") + default_data[2:]
+            kernel_layout = attrs.get("kernel_layout") or default_kernel
+            primal = "".join(ch for ch in data_layout if ch.isupper())
+            data = unpack(arg_shapes[0], data_layout, "NC" + primal[2:] if primal.startswith("NC") else _canonical_act(primal))
+            kprimal = "".join(ch for ch in kernel_layout if ch.isupper())
+            target_kernel = ("IO" if transpose else "OI") + "".join(ch for ch in kprimal if ch not in "OI")
+            weight = unpack(arg_shapes[1], kernel_layout, target_kernel)
+            return conv_workload(data, weight, attrs.get("strides"), attrs.get("padding"),
+                                 attrs.get("dilation"), attrs.get("groups", 1), dtype,
+                                 transpose=transpose, output_padding=attrs.get("output_padding"))
+        if family == "dense":
+            weight = tuple(arg_shapes[1])
+            if len(weight) == 3:  # nn.contrib_dense_pack weight (N / n, K, n)
+                weight = (weight[0] * weight[2], weight[1])
+            return dense_workload(arg_shapes[0], weight, dtype)
+        if family == "matmul":
+            weight = tuple(arg_shapes[1])
+            if not attrs.get("transpose_b", False):
+                weight = (weight[1], weight[0])
+            return dense_workload(arg_shapes[0], weight, dtype)
+        if family == "batch_matmul":
+            return batch_matmul_workload(arg_shapes[0], arg_shapes[1], dtype,
+                                         bool(attrs.get("transpose_a", False)),
+                                         bool(attrs.get("transpose_b", True)))
+    except LayoutError as exc:
+        raise WorkloadError(str(exc)) from exc
+    return None
+
+
+def _canonical_act(primal: str) -> str:
+    # NHWC -> NCHW, NDHWC -> NCDHW, NWC -> NCW
+    return "NC" + "".join(ch for ch in primal if ch not in "NC")
+
+
+# ---------------------------------------------------------------------------------------
+# From AutoTVM task arguments
+
+
+def _tensor(arg) -> tuple[Shape, str] | None:
+    if isinstance(arg, (list, tuple)) and len(arg) >= 3 and arg[0] == "TENSOR":
+        return tuple(int(d) for d in arg[1]), str(arg[2])
+    return None
+
+
+def from_autotvm_task(task_name: str, args: Sequence) -> Workload | None:
+    """The workload of an AutoTVM task from its serialised args
+    (`[["TENSOR", [dims], dtype], strides, padding, ...]`), or None when hotdb has no
+    canonical form for the template. Raises WorkloadError when args contradict it."""
+    template = task_template(task_name)
+    if template is None:
+        return None
+    tensors = [_tensor(a) for a in args]
+    if len(tensors) < 2 or tensors[0] is None or tensors[1] is None:
+        raise WorkloadError(f"task {task_name}: expected two tensor arguments first, got {list(args)[:2]}")
+    (data, dtype), (weight, _) = tensors[0], tensors[1]
+    family = template.family
+    try:
+        if family in ("dense", "matmul"):
+            return dense_workload(data, weight, dtype)
+        if family == "batch_matmul":
+            # Tasks of all eras compute x (B, M, K) times y (B, N, K) unless told otherwise.
+            ta = bool(args[4]) if len(args) > 4 else False
+            tb = bool(args[5]) if len(args) > 5 else True
+            return batch_matmul_workload(data, weight, dtype, ta, tb)
+        if family.endswith("_transpose"):
+            strides, padding = args[2], args[3]
+            output_padding = args[5] if len(args) > 5 and isinstance(args[5], list) else None
+            if output_padding is None and len(args[1]) > 3:
+                output_padding = args[1][3]  # tophub cuda_v0.10 folds it into the kernel tensor
+            return conv_workload(unpack(data, template.data_layout, "NC" + template.data_layout[2:]),
+                                 weight, strides, padding, None, 1, dtype, transpose=True,
+                                 output_padding=output_padding)
+        strides, padding, dilation = args[2], args[3], args[4] if len(args) > 4 else None
+        groups = 1
+        if template.variant == "group" and len(args) > 5 and isinstance(args[5], int):
+            groups = args[5]
+        canonical_data = _canonical_act(template.data_layout)
+        data = unpack(data, template.data_layout, canonical_data)
+        kernel_target = "OI" + "".join(ch for ch in template.kernel_layout if ch not in "OI")
+        if family == "depthwise_conv2d":
+            if template.data_layout == "NHWC":
+                kh, kw, c, m = weight  # HWOI in TOPI's NHWC depthwise: (KH, KW, C, multiplier)
+                weight = (c * m, 1, kh, kw)
+            else:
+                c, m, kh, kw = weight  # (in_channel, channel_multiplier, KH, KW)
+                weight = (c * m, 1, kh, kw)
+            groups = data[1]
+        else:
+            weight = unpack(weight, template.kernel_layout, kernel_target)
+        if data[1] != weight[1] * groups and family == "conv2d" and weight[1]:
+            groups = data[1] // weight[1]
+        return conv_workload(data, weight, strides, padding, dilation, groups, dtype)
+    except LayoutError as exc:
+        raise WorkloadError(f"task {task_name}: {exc}") from exc
+
+
+# ---------------------------------------------------------------------------------------
+# From kernels whose only shape is the output
+
+
+def logical_output_shape(family: str, out_shape: Sequence[int] | None) -> Shape | None:
+    """The logical output shape of a kernel of `family` from its (maybe packed) output.
+
+    Convolutions on x86 write NCHW{c}c (5-D); dense and batch_matmul are already logical.
+    """
+    if out_shape is None:
+        return None
+    shape = tuple(int(d) for d in out_shape)
+    if family in ("conv2d", "depthwise_conv2d", "conv2d_transpose") and len(shape) == 5:
+        return unpack(shape, f"NCHW{shape[4]}c")
+    return shape

@@ -1,0 +1,7 @@
+-- Every node of one run with its task or candidates, the rule that decided and how sure.
+-- Parameters: $run_id.
+SELECT node_index, node_name AS node, func_name, time_us, task_name, task_args,
+       workload_key AS workload, method, confidence, candidates, candidate_keys, reason
+FROM node_matches
+WHERE run_id = $run_id
+ORDER BY node_index;

@@ -1,0 +1,7 @@
+-- Op families of one run ranked by time; with $coverage_pct, the fewest that reach it.
+-- Parameters: $run_id, $coverage_pct (NULL: all rows).
+SELECT rank, kernel_family AS op, tunable, time_us, calls, kernels, share_pct, cumulative_pct, matched_pct
+FROM op_times
+WHERE run_id = $run_id
+  AND ($coverage_pct IS NULL OR cumulative_before_pct < $coverage_pct)
+ORDER BY rank;
