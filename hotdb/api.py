@@ -19,6 +19,11 @@ from hotdb.store.connection import Store
 from hotdb.store.loader import LoadResult, load
 
 TOP_BY = ("task", "node", "op")
+_TABLE_COLUMNS = {
+    "top_task": ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "methods", "confidence"],
+    "top_node": ["rank", "node", "kernel_family", "time_us", "share_pct", "cumulative_pct", "task_name", "method", "confidence"],
+    "matches": ["node_index", "node", "time_us", "task_name", "method", "confidence", "candidates", "reason"],
+}
 # Columns that hold JSON text and are decoded in records() (and so in --format json).
 _JSON_COLUMNS = frozenset({"task_args"})
 
@@ -31,6 +36,8 @@ class Result:
     columns: list[str]
     rows: list[tuple]
     notes: list[str] = field(default_factory=list)
+    #: the columns a terminal table shows (all when None); JSON and CSV always get all
+    table_columns: list[str] | None = None
 
     def records(self) -> list[dict]:
         out = []
@@ -94,6 +101,11 @@ class Hotdb:
         columns = [d[0] for d in cursor.description]
         return Result(title, columns, cursor.fetchall())
 
+    def _report(self, store: Store, title: str, name: str, params: dict | None = None) -> Result:
+        result = self._query(store, title, store.report_sql(name), params)
+        result.table_columns = _TABLE_COLUMNS.get(name)
+        return result
+
     def resolve_run(self, store: Store, run: str | None = None, model: str | None = None) -> tuple[int, str]:
         if run is not None:
             rows = store.con.execute("SELECT run_id, label FROM runs WHERE label = ?", [run]).fetchall()
@@ -124,8 +136,7 @@ class Hotdb:
         with self._store() as store:
             run_id, label = self.resolve_run(store, run, model)
             title = f"run {label}: top by {by}" + (f", coverage {coverage:g} %" if coverage is not None else "")
-            result = self._query(store, title, store.report_sql(f"top_{by}"),
-                                 {"run_id": run_id, "coverage_pct": coverage})
+            result = self._report(store, title, f"top_{by}", {"run_id": run_id, "coverage_pct": coverage})
             result.notes = self._coverage_notes(store, run_id, by, coverage, result)
             return result
 
@@ -151,15 +162,15 @@ class Hotdb:
         """Every node of a run with its task or candidates, method and confidence."""
         with self._store() as store:
             run_id, label = self.resolve_run(store, run, model)
-            return self._query(store, f"run {label}: node matches", store.report_sql("matches"), {"run_id": run_id})
+            return self._report(store, f"run {label}: node matches", "matches", {"run_id": run_id})
 
     def runs(self) -> Result:
         with self._store() as store:
-            return self._query(store, "runs", store.report_sql("runs"))
+            return self._report(store, "runs", "runs")
 
     def models(self) -> Result:
         with self._store() as store:
-            return self._query(store, "models", store.report_sql("models"))
+            return self._report(store, "models", "models")
 
     def sql(self, query: str) -> Result:
         """Any SQL over the tables and views."""

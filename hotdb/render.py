@@ -17,7 +17,8 @@ from hotdb.store.loader import LoadResult
 
 FORMATS = ("table", "json", "csv")
 
-_out = Console(soft_wrap=False)
+# Piped output has no terminal width; a wide table then stays one row per line.
+_out = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 220)
 _err = Console(stderr=True)
 
 # How many list items a table cell shows before "(+N more)".
@@ -65,18 +66,20 @@ def _cell(column: str, value) -> str:
         return shown + (f" (+{len(items) - _LIST_ITEMS} more)" if len(items) > _LIST_ITEMS else "")
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
     return str(value)
 
 
 def _table(result: Result) -> None:
     table = Table(title=result.title, title_justify="left", header_style="bold")
-    for column in result.columns:
-        numeric = any(isinstance(r[result.columns.index(column)], (int, float)) and
-                      not isinstance(r[result.columns.index(column)], bool) for r in result.rows[:20])
-        table.add_column(column, justify="right" if numeric else "left",
-                         overflow="fold", max_width=60 if column in ("task_args", "workload", "candidate_keys") else None)
+    shown = [c for c in (result.table_columns or result.columns) if c in result.columns]
+    index = [result.columns.index(c) for c in shown]
+    for column, i in zip(shown, index):
+        numeric = any(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) for r in result.rows[:20])
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for row in result.rows:
-        table.add_row(*(_cell(c, v) for c, v in zip(result.columns, row)))
+        table.add_row(*(escape(_cell(c, row[i])) for c, i in zip(shown, index)))
     _out.print(table)
     for note in result.notes:
         _out.print(f"[dim]{escape(note)}[/dim]")

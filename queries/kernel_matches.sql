@@ -171,7 +171,7 @@ SELECT
         WHEN 'numbering+flops' THEN 0.9
         WHEN 'numbering' THEN 0.75
         WHEN 'flops' THEN 0.6
-    END AS confidence,
+    END::DOUBLE AS confidence,
     coalesce(candidates, 0) AS candidates,
     candidate_keys,
     CASE

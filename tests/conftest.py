@@ -1,0 +1,78 @@
+"""Shared fixtures: paths to data, a fresh database, and the CLI run in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from hotdb.examples import example_dir, example_files
+
+DATA = Path(__file__).parent / "data"
+# Public samples live in the steering repository beside this one; never copied here.
+SAMPLES = Path(os.environ.get("HOTDB_SAMPLES", Path(__file__).resolve().parents[2] / "shared" / "formats" / "samples"))
+
+
+def sample(name: str) -> Path:
+    path = SAMPLES / name
+    if not path.exists():
+        pytest.skip(f"public sample {name} not found in {SAMPLES} (set HOTDB_SAMPLES to the shared/formats/samples folder)")
+    return path
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    return tmp_path / "test.duckdb"
+
+
+@pytest.fixture
+def vgg16() -> dict[str, Path]:
+    files = example_files("vgg16")
+    return {"table": files[0], "relay": files[1], "tasks": files[2], "log": files[3],
+            "truth": example_dir("vgg16") / "vgg16.truth.json"}
+
+
+class CliResult:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+    def json(self):
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def cli(capsys, db):
+    """Run `hotdb --db <tmp> ARGS...` in this process; returns exit code, stdout, stderr."""
+    from hotdb.cli import main
+
+    def run(*args: str, use_db: bool = True) -> CliResult:
+        argv = ["hotdb"] + (["--db", str(db)] if use_db else []) + [str(a) for a in args]
+        old = sys.argv
+        sys.argv = argv
+        code = 0
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            sys.argv = old
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+def table_counts(db: Path) -> dict[str, int]:
+    """Row count of every table, to check that a failed ingest changed nothing."""
+    if not db.exists():
+        return {}
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
+        return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0] for t in tables}
+    finally:
+        con.close()

@@ -1,0 +1,130 @@
+"""Canonical workloads: layouts, op families, keys and FLOPs, with property tests."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, strategies as st
+
+from hotdb.workload import (LayoutError, WorkloadError, conv_workload, from_autotvm_task, from_relay_call,
+                            logical_output_shape, parse_kernel_name, unpack)
+
+dims = st.integers(min_value=1, max_value=64)
+blocks = st.sampled_from([1, 2, 3, 4, 8, 16, 32, 64])
+
+
+@given(n=dims, c_outer=dims, h=dims, w=dims, c=blocks)
+def test_nchwc_unpacks_to_nchw(n, c_outer, h, w, c):
+    assert unpack((n, c_outer, h, w, c), f"NCHW{c}c") == (n, c_outer * c, h, w)
+    assert logical_output_shape("conv2d", (n, c_outer, h, w, c)) == (n, c_outer * c, h, w)
+
+
+@given(o=dims, i=dims, kh=st.integers(1, 7), kw=st.integers(1, 7), ib=blocks, ob=blocks)
+def test_oihw_io_unpacks_to_oihw(o, i, kh, kw, ib, ob):
+    assert unpack((o, i, kh, kw, ib, ob), f"OIHW{ib}i{ob}o") == (o * ob, i * ib, kh, kw)
+
+
+@given(o=dims, i=dims, ib=st.sampled_from([1, 2, 4]), ob=blocks)
+def test_int8_kernel_layout_multiplies_both_input_subaxes(o, i, ib, ob):
+    # OIHW{i/4}i{o}o4i: the input channel is split twice
+    assert unpack((o, i, 3, 3, ib, ob, 4), f"OIHW{ib}i{ob}o4i") == (o * ob, i * ib * 4, 3, 3)
+
+
+@given(n=dims, c=dims, h=dims, w=dims)
+def test_nhwc_reorders_to_nchw(n, c, h, w):
+    assert unpack((n, h, w, c), "NHWC", "NCHW") == (n, c, h, w)
+
+
+def test_layout_errors_are_clear():
+    with pytest.raises(LayoutError, match="dimensions"):
+        unpack((1, 2, 3), "NCHW")
+    with pytest.raises(LayoutError, match="needs a size"):
+        unpack((1, 2, 3, 4, 5), "NCHWc")
+
+
+conv_cases = st.tuples(
+    st.integers(1, 4), st.sampled_from([3, 16, 32, 64]), st.sampled_from([7, 14, 28, 56]),
+    st.sampled_from([16, 32, 64]), st.sampled_from([1, 3, 5]), st.sampled_from([1, 2]), st.sampled_from([8, 16]))
+
+
+@given(conv_cases)
+def test_relay_nchw_nhwc_nchwc_and_autotvm_agree_on_the_key(case):
+    n, cin, size, cout, k, s, bn = case
+    pad = k // 2
+    attrs = {"strides": [s, s], "padding": [pad, pad], "kernel_size": [k, k], "channels": cout}
+    nchw = from_relay_call("nn.conv2d", attrs, [(n, cin, size, size), (cout, cin, k, k)], ["float32", "float32"])
+    nhwc = from_relay_call("nn.conv2d", {**attrs, "data_layout": "NHWC", "kernel_layout": "HWIO"},
+                           [(n, size, size, cin), (k, k, cin, cout)], ["float32", "float32"])
+    packed = from_relay_call(
+        "nn.contrib_conv2d_NCHWc",
+        {**attrs, "data_layout": f"NCHW{bn}c", "kernel_layout": f"OIHW{bn}i{bn}o", "out_layout": f"NCHW{bn}c"},
+        [(n, max(cin // bn, 1), size, size, min(bn, cin)), (cout // bn, max(cin // bn, 1), k, k, min(bn, cin), bn)],
+        ["float32", "float32"])
+    task = from_autotvm_task("conv2d_NCHWc.x86", [
+        ["TENSOR", [n, cin, size, size], "float32"], ["TENSOR", [cout, cin, k, k], "float32"],
+        [s, s], [pad, pad, pad, pad], [1, 1], "NCHW", "NCHW", "float32"])
+    assert nchw.key == nhwc.key == task.key
+    if cin % bn == 0:
+        assert packed.key == nchw.key
+    expected_out = (size + 2 * pad - k) // s + 1
+    assert nchw.out == (n, cout, expected_out, expected_out)
+    assert nchw.flops == 2 * n * cout * expected_out ** 2 * cin * k * k
+
+
+def test_depthwise_from_relay_and_cuda_task_agree():
+    relay = from_relay_call("nn.conv2d", {"groups": 32, "channels": 32, "padding": [1, 1, 1, 1]},
+                            [(1, 32, 112, 112), (32, 1, 3, 3)], ["float32"])
+    task = from_autotvm_task("depthwise_conv2d_nchw.cuda", [
+        ["TENSOR", [1, 32, 112, 112], "float32"], ["TENSOR", [32, 1, 3, 3], "float32"],
+        [1, 1], [1, 1, 1, 1], [1, 1], "float32"])
+    assert relay.family == task.family == "depthwise_conv2d"
+    assert relay.key == task.key
+    assert relay.flops == 2 * 32 * 112 * 112 * 9
+
+
+def test_dense_families_share_a_key():
+    relay = from_relay_call("nn.dense", {"units": 1000}, [(1, 512), (1000, 512)], ["float32"])
+    packed = from_relay_call("nn.contrib_dense_pack", {}, [(1, 512), (62, 512, 16)], ["float32"])
+    for name in ("dense_nopack.x86", "dense_pack.x86", "dense_small_batch.gpu"):
+        task = from_autotvm_task(name, [["TENSOR", [1, 512], "float32"], ["TENSOR", [1000, 512], "float32"], None, "float32"])
+        assert task.key == relay.key
+    assert packed.weight == (992, 512)
+    assert relay.flops == 2 * 1000 * 512
+
+
+def test_batch_matmul_transposes_are_canonical():
+    a = from_relay_call("nn.batch_matmul", {"transpose_b": True}, [(12, 128, 64), (12, 128, 64)], ["float32"])
+    b = from_relay_call("nn.batch_matmul", {"transpose_b": False}, [(12, 128, 64), (12, 64, 128)], ["float32"])
+    assert a.key == b.key and a.out == (12, 128, 128)
+
+
+def test_contradictory_shapes_raise():
+    with pytest.raises(WorkloadError, match="channels"):
+        conv_workload((1, 64, 56, 56), (64, 32, 3, 3))
+
+
+@pytest.mark.parametrize("symbol, base, number, family", [
+    ("fused_nn_contrib_conv2d_NCHWc_add_nn_relu_5", "fused_nn_contrib_conv2d_NCHWc_add_nn_relu", 5, "conv2d"),
+    ("tvmgen_default_fused_nn_dense_add", "fused_nn_dense_add", 0, "dense"),
+    ("vm_mod_fused_nn_conv2d_add_nn_relu_1", "fused_nn_conv2d_add_nn_relu", 1, "conv2d"),
+    ("fused_nn_contrib_depthwise_conv2d_NCHWc_add_clip_2", "fused_nn_contrib_depthwise_conv2d_NCHWc_add_clip", 2, "depthwise_conv2d"),
+    ("fused_layout_transform_nn_batch_flatten", "fused_layout_transform_nn_batch_flatten", 0, "layout_transform"),
+    ("tvmgen_default_fused_nn_max_pool2d_3", "fused_nn_max_pool2d", 3, "max_pool2d"),
+    ("fuse__contrib_conv2d_NCHWc_1", "fuse_contrib_conv2d_NCHWc", 1, "conv2d"),
+    ("fused_nn_batch_matmul_2", "fused_nn_batch_matmul", 2, "batch_matmul"),
+])
+def test_kernel_names(symbol, base, number, family):
+    k = parse_kernel_name(symbol)
+    assert (k.base, k.number, k.family) == (base, number, family)
+
+
+@given(st.lists(st.sampled_from(["nn_conv2d", "add", "nn_relu", "multiply", "clip", "nn_dense"]), min_size=1, max_size=5),
+       st.integers(0, 200), st.sampled_from(["", "tvmgen_default_", "vm_mod_"]))
+def test_kernel_name_number_and_prefix_round_trip(ops, number, prefix):
+    base = "fused_" + "_".join(ops)
+    symbol = prefix + base + (f"_{number}" if number else "")
+    k = parse_kernel_name(symbol)
+    assert k.base == base and k.number == number
+    if "nn_conv2d" in ops:
+        assert k.family == "conv2d"
+    elif "nn_dense" in ops:
+        assert k.family == "dense"
