@@ -1,19 +1,29 @@
--- One row per (kernel, candidate workload): workloads whose op family the kernel's name
--- allows and whose logical output shape equals the kernel's. A kernel with input
--- shapes (ladder rule 2) has only its own workload as candidate.
+-- One row per (kernel, candidate workload). A kernel whose input shapes are known
+-- (ladder rule 2) is compared on all of them: its flattened argument dims against a
+-- task's, or its logical data, weight and output shapes against a workload's. Only when
+-- that finds nothing, or the shapes are unknown (printed debug table), is it compared on
+-- op family and logical output shape alone (rule 3).
 --
 -- @column run_id         the run
 -- @column func_name      kernel symbol
 -- @column workload_key   a workload the kernel may compute
+-- @column by_inputs      true when the candidate agrees with the kernel's input shapes (rule 2)
 -- @column ir_calls       calls of that workload in the IR (NULL from tasks only)
 -- @column first_ir_index IR position of the workload's first call
 -- @column flops          floating-point operations of one call of the workload
 CREATE OR REPLACE VIEW kernel_candidates AS
-SELECT k.run_id, k.func_name, c.workload_key, c.ir_calls, c.first_ir_index, c.flops
-FROM run_kernels AS k
-JOIN family_compat AS f ON f.kernel_family = k.kernel_family
-JOIN run_candidates AS c
-  ON c.run_id = k.run_id
- AND c.op_family = f.workload_family
- AND c.out_shape_logical = k.out_shape_logical
-WHERE k.input_workload_key IS NULL OR c.workload_key = k.input_workload_key;
+WITH pairs AS (
+    SELECT k.run_id, k.func_name, c.workload_key, c.ir_calls, c.first_ir_index, c.flops,
+           (k.args_flat IS NOT NULL AND c.args_flat = k.args_flat)
+           OR (k.data_shape_logical IS NOT NULL AND c.data_shape = k.data_shape_logical
+               AND c.weight_shape = k.weight_shape_logical AND c.out_shape_logical = k.out_shape_logical) AS by_inputs,
+           (c.op_family IN (SELECT workload_family FROM family_compat AS f WHERE f.kernel_family = k.kernel_family)
+            AND c.out_shape_logical = k.out_shape_logical) AS by_output
+    FROM run_kernels AS k
+    JOIN run_candidates AS c ON c.run_id = k.run_id
+    WHERE k.is_kernel
+)
+SELECT run_id, func_name, workload_key, by_inputs, ir_calls, first_ir_index, flops
+FROM pairs
+WHERE (by_inputs OR by_output)
+QUALIFY by_inputs OR NOT bool_or(by_inputs) OVER (PARTITION BY run_id, func_name);

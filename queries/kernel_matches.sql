@@ -2,7 +2,8 @@
 -- sure it is (DESIGN.md, "Matching ladder"). The first rule that applies wins:
 --
 --   name            a task of the model has the kernel's symbol as its name (same build)
---   workload        the kernel's input shapes give its workload, and the IR or tasks have it
+--   workload        the kernel's input shapes (all argument shapes, packed layouts unpacked)
+--                   single out one workload of the IR or tasks
 --   shape           one candidate has the kernel's op family and logical output shape
 --   call_count      several candidates, but only one is called in the IR as often as the
 --                   kernel is called in the run, and no other kernel of the group is
@@ -39,7 +40,7 @@ cand AS (
     FROM kernel_candidates AS c JOIN k USING (run_id, func_name)
 ),
 per_kernel AS (
-    SELECT run_id, func_name, count(*) AS candidates,
+    SELECT run_id, func_name, count(*) AS candidates, bool_or(by_inputs) AS by_inputs,
            list(workload_key ORDER BY first_ir_index NULLS LAST, workload_key) AS candidate_keys,
            CASE WHEN count(*) = 1 THEN any_value(workload_key) END AS only_key
     FROM cand GROUP BY run_id, func_name
@@ -133,8 +134,10 @@ decided AS (
     SELECT k.run_id, k.func_name, k.kernel_family, k.calls, k.time_us, k.tunable,
            p.candidates, p.candidate_keys,
            CASE
+               WHEN n.func_name IS NOT NULL AND p.by_inputs AND p.only_key IS DISTINCT FROM n.workload_key
+                    AND n.workload_key IS NOT NULL THEN 'ambiguous'
                WHEN n.func_name IS NOT NULL THEN 'name'
-               WHEN k.input_workload_key IS NOT NULL AND p.only_key IS NOT NULL THEN 'workload'
+               WHEN p.by_inputs AND p.only_key IS NOT NULL THEN 'workload'
                WHEN p.candidates IS NULL THEN 'unmatched'
                WHEN p.candidates = 1 THEN 'shape'
                WHEN b.workload_key IS NOT NULL THEN 'call_count'
@@ -148,7 +151,9 @@ decided AS (
                     CASE WHEN x.by_flops IS NULL OR x.by_numbering IS NULL OR x.by_numbering = x.by_flops
                          THEN coalesce(x.by_numbering, x.by_flops) END) AS chosen_key,
            (SELECT agree FROM calls_agree AS a WHERE a.run_id = k.run_id AND a.only_key = p.only_key) AS shape_calls_agree,
-           x.by_numbering, x.by_flops
+           x.by_numbering, x.by_flops,
+           n.func_name IS NOT NULL AND p.by_inputs AND n.workload_key IS NOT NULL
+               AND p.only_key IS DISTINCT FROM n.workload_key AS name_conflict
     FROM k
     LEFT JOIN per_kernel AS p USING (run_id, func_name)
     LEFT JOIN by_name AS n USING (run_id, func_name)
@@ -177,6 +182,8 @@ SELECT
     CASE
         WHEN method = 'unmatched' AND NOT tunable THEN 'not tunable: ' || kernel_family
         WHEN method = 'unmatched' THEN 'no IR call or task with this op family and output shape'
+        WHEN method = 'ambiguous' AND name_conflict
+            THEN 'the task of the same name computes another workload than the input shapes show'
         WHEN method = 'ambiguous' AND by_numbering IS NOT NULL AND by_flops IS NOT NULL
             THEN 'kernel numbering and time/FLOPs ratios point to different workloads'
         WHEN method = 'ambiguous' THEN 'several workloads share this op family, output shape and call count'

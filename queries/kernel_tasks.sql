@@ -18,7 +18,8 @@ WITH options AS (
     FROM kernel_matches AS m
     JOIN run_kernels AS k USING (run_id, func_name)
     JOIN runs AS r USING (run_id)
-    LEFT JOIN model_tasks AS t ON t.model_id = r.model_id AND t.workload_key = m.workload_key
+    LEFT JOIN model_tasks AS t ON t.model_id = r.model_id
+          AND coalesce(t.workload_key, 'args ' || t.args_flat) = m.workload_key
     WHERE m.workload_key IS NOT NULL
 )
 SELECT run_id, func_name, workload_key,

@@ -11,6 +11,9 @@
 -- @column variant           implementation template (NCHWc, winograd, direct, ...)
 -- @column workload_key      canonical workload, NULL when hotdb cannot canonicalise the template
 -- @column out_shape_logical logical output shape of the workload
+-- @column args_flat         the task's argument dims, comma-joined (auto_scheduler keys), if known
+-- @column weight            calls per inference the tuner counted for the task, if it says
+-- @column structural_hash   structural hash of the task's function, if the tuner gives it
 -- @column first_source_id   first source file the task was read from
 -- @column first_task_index  its position in that file
 -- @column record_count      tuning records of the task over all sources of the model
@@ -40,6 +43,9 @@ SELECT
     any_value(t.variant) AS variant,
     any_value(t.workload_key) AS workload_key,
     any_value(t.out_shape_logical) AS out_shape_logical,
+    any_value(t.args_flat) AS args_flat,
+    max(t.weight) AS weight,
+    any_value(t.structural_hash) AS structural_hash,
     min(t.source_id) AS first_source_id,
     arg_min(t.task_index, t.source_id) AS first_task_index,
     coalesce(any_value(r.record_count), 0) AS record_count,

@@ -18,7 +18,7 @@
 -- @column kernels              kernel symbols
 -- @column methods              ladder rules that matched its nodes
 -- @column min_confidence       lowest confidence among its nodes' matches
--- @column flops                floating-point operations of one call of the workload
+-- @column flops                floating-point operations of one call of the workload (NULL for 'args' keys)
 CREATE OR REPLACE VIEW task_times AS
 WITH per_task AS (
     SELECT m.run_id, m.workload_key,
@@ -41,7 +41,7 @@ ranked AS (
            row_number() OVER (PARTITION BY p.run_id ORDER BY p.time_us DESC, p.workload_key) AS rank
     FROM per_task AS p
     JOIN run_totals AS t USING (run_id)
-    JOIN workloads AS w USING (workload_key)
+    LEFT JOIN workloads AS w USING (workload_key)
 )
 SELECT run_id, rank, workload_key, tuner, task_name, task_args, time_us, calls, share_pct,
        sum(share_pct) OVER running AS cumulative_pct,

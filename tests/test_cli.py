@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from hotdb.docs import views_markdown
+from hotdb.ingest import REGISTRY
 from hotdb.store.resources import query_files
 from hotdb.store.sqlfiles import read_view
 
@@ -85,7 +86,8 @@ def test_forced_format_and_detection_listing(cli, vgg16):
     result = cli("ingest", vgg16["relay"], "--format", "debug-table", "--model", "m")
     assert result.code == 1 and "no table header" in result.err
     formats = cli("formats", "-f", "json").json()
-    assert [f["format"] for f in formats] == ["debug-table", "autotvm-tasks", "relay"]
+    assert [f["format"] for f in formats] == [i.name for i in REGISTRY]
+    assert {"debug-table", "profile-report", "autotvm-tasks", "ansor-log", "relay"} <= {f["format"] for f in formats}
 
 
 def test_views_carry_their_documentation(cli, db, vgg16):

@@ -7,14 +7,18 @@ reads it. Order matters only where formats could overlap: the more specific firs
 from __future__ import annotations
 
 from hotdb.errors import ParseError, UsageError
+from hotdb.ingest.ansor import AnsorLog
 from hotdb.ingest.autotvm import AutotvmTasks
 from hotdb.ingest.base import Ingestor, Source
 from hotdb.ingest.debug_table import DebugTable
+from hotdb.ingest.profile_report import ProfileReport
 from hotdb.ingest.relay import RelayText
 
 REGISTRY: list[Ingestor] = [
     DebugTable(),
+    ProfileReport(),
     AutotvmTasks(),
+    AnsorLog(),
     RelayText(),
 ]
 

@@ -1,8 +1,13 @@
-"""`autotvm-tasks`: AutoTVM tasks as printed `Task(...)` reprs, and AutoTVM v0.2 logs
-(FORMATS.md §5).
+"""`autotvm-tasks`: AutoTVM tasks as printed `Task(...)` reprs, and AutoTVM logs of both
+versions, tophub files included (FORMATS.md §5).
 
     Task(func_name=conv2d_NCHWc.x86, args=(('TENSOR', (1, 3, 224, 224), 'float32'), ...), kwargs={}, workload=(...))
     {"input": [target, task_name, args, kwargs], "config": {...}, "result": [costs, error_no, all_cost, ts], "version": 0.2, ...}
+    {"i": [target, old_task_name, args, kwargs, workload, {"i": index, "e": [...], "t": template}], "r": [...], "v": 0.1}
+
+v0.1 records (TVM <= 0.6: `topi_x86_conv2d_NCHWc`, `topi_nn_conv2d`) keep their task name
+and args as logged; their workload comes from the record's workload tuple, whose tensors
+are flattened `[dims..., dtype]` and whose padding has two values.
 
 A log yields one task per distinct (task name, args) and keeps every line as a tuning
 record of its task. A file whose first entry is JSON is a log and every other line must
@@ -36,7 +41,8 @@ class AutotvmTasks:
         for line in head.splitlines()[:50]:
             line = line.strip()
             if line and not line.startswith("#"):
-                return line.startswith("{") and '"input"' in line and '"config"' in line
+                return line.startswith("{") and (('"input"' in line and '"config"' in line)
+                                                 or ('"i"' in line and '"v": 0.1' in line))
         return False
 
     def parse(self, source: Source) -> Parsed:
@@ -60,7 +66,7 @@ class AutotvmTasks:
         return parsed
 
     def _task(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, name: str, args: list,
-              kwargs, target: str | None) -> int:
+              kwargs, target: str | None, canonical_args: list | None = None) -> int:
         args_json = json.dumps(args, separators=(", ", ": "))
         key = (name, args_json)
         if key in tasks:
@@ -72,7 +78,7 @@ class AutotvmTasks:
             row.variant = template.variant
             row.op_family = template.family
             try:
-                workload = from_autotvm_task(name, args)
+                workload = from_autotvm_task(name, canonical_args if canonical_args is not None else args)
             except (WorkloadError, TypeError, ValueError, IndexError) as exc:
                 parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of task {name}: {exc}")
                 workload = None
@@ -105,10 +111,11 @@ class AutotvmTasks:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise source.error(line_no, f"expected one JSON tuning record per line: {exc.msg} at column {exc.colno}") from None
+        if isinstance(record, dict) and "i" in record and "r" in record and record.get("v") == 0.1:
+            self._record_v01(source, parsed, tasks, line_no, raw, record)
+            return
         if not isinstance(record, dict) or "input" not in record:
-            if isinstance(record, dict) and record.get("v") == 0.1:
-                raise source.error(line_no, "AutoTVM v0.1 log records (\"v\": 0.1) are not read by this format; expected v0.2 records with \"input\"")
-            raise source.error(line_no, "expected a v0.2 record {\"input\": [target, task_name, args, kwargs], \"config\": ..., \"result\": ...}")
+            raise source.error(line_no, "expected an AutoTVM record: v0.2 {\"input\": [target, task_name, args, kwargs], \"config\": ..., \"result\": ...} or v0.1 {\"i\": ..., \"r\": ..., \"v\": 0.1}")
         try:
             target, name, args, kwargs = record["input"][:4]
             config = record.get("config") or {}
@@ -123,6 +130,39 @@ class AutotvmTasks:
             costs_s=[float(c) for c in costs] if isinstance(costs, list) else None,
             error_no=error_no, all_cost_s=all_cost, timestamp=timestamp, target=target,
             tvm_version=record.get("tvm_version"), raw_line=raw))
+
+
+    def _record_v01(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, raw: str, record: dict) -> None:
+        try:
+            target, name, args, kwargs, workload, config = record["i"][:6]
+            costs, error_no, all_cost, timestamp = record["r"][:4]
+        except (ValueError, TypeError) as exc:
+            raise source.error(line_no, f"malformed v0.1 record: {exc}", field="i/r") from None
+        if not isinstance(name, str) or not isinstance(args, list) or not isinstance(workload, list):
+            raise source.error(line_no, "expected i = [target, task_name, args, kwargs, workload, config]", field="i")
+        index = self._task(source, parsed, tasks, line_no, name, args, kwargs, target,
+                           canonical_args=_v01_workload_args(workload))
+        if isinstance(config, dict) and config.get("t") == "winograd":
+            parsed.tasks[index].variant = "winograd"
+        parsed.records.append(TuningRecordRow(
+            line_no=line_no, task_index=index, config_index=config.get("i") if isinstance(config, dict) else None,
+            costs_s=[float(c) for c in costs] if isinstance(costs, list) else None,
+            error_no=error_no, all_cost_s=all_cost, timestamp=timestamp, target=target,
+            tvm_version="v0.1", raw_line=raw))
+
+
+def _v01_workload_args(workload: list) -> list:
+    """A v0.1 workload tuple as v0.2 args: tensors [dims..., dtype] -> ["TENSOR", dims, dtype];
+    dilation 1 inserted after the 2-value padding of convolutions."""
+    args = []
+    for item in workload[1:]:
+        if isinstance(item, list) and item and isinstance(item[-1], str) and all(isinstance(d, int) for d in item[:-1]):
+            args.append(["TENSOR", item[:-1], item[-1]])
+        else:
+            args.append(item)
+    if "conv2d" in str(workload[0]) and len(args) >= 4 and isinstance(args[3], list):
+        args.insert(4, [1, 1])
+    return args
 
 
 def _balanced(text: str, start: int) -> tuple[str, int]:

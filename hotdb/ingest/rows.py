@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from hotdb.workload import Workload, logical_output_shape, parse_kernel_name
+import json
+
+from hotdb.workload import Workload, flat_dims, logical_operands, logical_output_shape, parse_kernel_name
 
 Shape = list[int]
 
@@ -38,14 +40,52 @@ class NodeRow:
     func_number: int | None = None
     out_shape_logical: Shape | None = None
     workload_key: str | None = None
+    data_shape_logical: Shape | None = None
+    weight_shape_logical: Shape | None = None
+    args_flat: str | None = None
+    kernel_hash: str | None = None
+    layouts: str | None = None  # JSON object
+    is_kernel: bool = True
 
     def derive(self) -> "NodeRow":
-        """Fill the columns that follow from the kernel symbol and output shape."""
-        kernel = parse_kernel_name(self.func_name)
-        self.kernel_family, self.func_base, self.func_number = kernel.family, kernel.base, kernel.number
-        logical = logical_output_shape(kernel.family, self.out_shape)
-        self.out_shape_logical = list(logical) if logical is not None else None
+        """Fill the columns that follow from the kernel symbol and the shapes."""
+        derive_kernel_columns(self)
         return self
+
+
+def derive_kernel_columns(row) -> None:
+    """Kernel family, numbering and logical shapes of a node or graph node, from its
+    symbol, output shape and (when known) input shapes and layout attributes."""
+    kernel = parse_kernel_name(row.func_name)
+    layouts = json.loads(row.layouts) if row.layouts else {}
+    if hasattr(row, "kernel_family"):
+        row.kernel_family, row.func_base, row.func_number = kernel.family, kernel.base, kernel.number
+        out_layout = layouts.get("out_layout") or layouts.get("data_layout")
+        logical = logical_output_shape(kernel.family, row.out_shape, out_layout)
+        row.out_shape_logical = list(logical) if logical is not None else None
+    if row.input_shapes:
+        operands = logical_operands(kernel.family, row.input_shapes, layouts, kernel.variant == "winograd")
+        if operands is not None:
+            row.data_shape_logical, row.weight_shape_logical = list(operands[0]), list(operands[1])
+        row.args_flat = flat_dims(list(row.input_shapes) + ([row.out_shape] if row.out_shape is not None else []))
+
+
+@dataclass(slots=True)
+class GraphNodeRow:
+    """One kernel node of a graph JSON: input shapes without times."""
+
+    node_index: int
+    node_name: str
+    func_name: str
+    input_shapes: list[Shape] | None
+    input_dtypes: list[str] | None
+    out_shape: Shape | None
+    out_dtype: str | None
+    kernel_hash: str | None = None
+    layouts: str | None = None
+    data_shape_logical: Shape | None = None
+    weight_shape_logical: Shape | None = None
+    args_flat: str | None = None
 
 
 @dataclass(slots=True)
@@ -75,6 +115,8 @@ class IrCallRow:
     op_family: str | None = None
     workload_key: str | None = None
     out_shape_logical: Shape | None = None
+    compiler: str | None = None  # BYOC partition (Compiler="..."): not tunable by TVM
+    primfunc: str | None = None  # the kernel a Relax call_tir calls
 
 
 @dataclass(slots=True)
@@ -92,6 +134,9 @@ class TaskRow:
     variant: str | None = None
     workload_key: str | None = None
     out_shape_logical: Shape | None = None
+    args_flat: str | None = None
+    weight: int | None = None
+    structural_hash: str | None = None
 
 
 @dataclass(slots=True)
@@ -125,8 +170,9 @@ class RunInfo:
 class Parsed:
     """Everything one file yields. `run` is set for profiles only."""
 
-    role: str  # "profile" | "ir" | "tasks"
+    role: str  # "profile" | "ir" | "tasks" | "graph"
     nodes: list[NodeRow] = field(default_factory=list)
+    graph_nodes: list[GraphNodeRow] = field(default_factory=list)
     samples: list[SampleRow] = field(default_factory=list)
     ir_calls: list[IrCallRow] = field(default_factory=list)
     tasks: list[TaskRow] = field(default_factory=list)
@@ -143,7 +189,7 @@ class Parsed:
 
     @property
     def row_count(self) -> int:
-        return len(self.nodes) + len(self.ir_calls) + len(self.tasks) + len(self.records)
+        return len(self.nodes) + len(self.graph_nodes) + len(self.ir_calls) + len(self.tasks) + len(self.records)
 
 
 def column_names(row_class) -> list[str]:

@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 from hotdb import __version__
 from hotdb.errors import UsageError
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import (IrCallRow, NodeRow, Parsed, SampleRow, TaskRow, TuningRecordRow,
-                               column_names)
+from hotdb.ingest.rows import (GraphNodeRow, IrCallRow, NodeRow, Parsed, SampleRow, TaskRow,
+                               TuningRecordRow, column_names)
 from hotdb.store.connection import Store
 
 
@@ -133,6 +133,7 @@ def _store_rows(store: Store, source_id: int, parsed: Parsed, label: str | None)
         run_id = _scalar(store, "SELECT run_id FROM runs WHERE label = ?", [label])
         _append(store, "nodes", {"run_id": run_id}, parsed.nodes, NodeRow)
         _append(store, "node_samples", {"run_id": run_id}, parsed.samples, SampleRow)
+    _append(store, "graph_nodes", {"source_id": source_id}, parsed.graph_nodes, GraphNodeRow)
     _append(store, "ir_calls", {"source_id": source_id}, parsed.ir_calls, IrCallRow)
     _append(store, "tasks", {"source_id": source_id}, parsed.tasks, TaskRow)
     _append(store, "tuning_records", {"source_id": source_id}, parsed.records, TuningRecordRow)

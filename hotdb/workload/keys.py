@@ -298,14 +298,95 @@ def from_autotvm_task(task_name: str, args: Sequence) -> Workload | None:
 # From kernels whose only shape is the output
 
 
-def logical_output_shape(family: str, out_shape: Sequence[int] | None) -> Shape | None:
+def logical_output_shape(family: str, out_shape: Sequence[int] | None, layout: str | None = None) -> Shape | None:
     """The logical output shape of a kernel of `family` from its (maybe packed) output.
 
-    Convolutions on x86 write NCHW{c}c (5-D); dense and batch_matmul are already logical.
+    With the output's layout (profiler reports give it) a convolution output is put in
+    NCHW order; without it, a 5-D output is x86's NCHW{c}c and a 4-D one is taken as it
+    is. Dense and batch_matmul outputs are already logical.
     """
     if out_shape is None:
         return None
     shape = tuple(int(d) for d in out_shape)
-    if family in ("conv2d", "depthwise_conv2d", "conv2d_transpose") and len(shape) == 5:
-        return unpack(shape, f"NCHW{shape[4]}c")
+    if family in ("conv2d", "depthwise_conv2d", "conv2d_transpose"):
+        try:
+            if layout and len([c for c in layout if c.isalpha()]) == len(shape):
+                return unpack(shape, layout, "NCHW")
+            if len(shape) == 5:
+                return unpack(shape, f"NCHW{shape[4]}c")
+        except LayoutError:
+            return shape
     return shape
+
+
+# ---------------------------------------------------------------------------------------
+# From kernels whose input shapes are known (ladder rule 2)
+
+_DEFAULT_DATA = {4: "NCHW", 5: None}  # 5-D: NCHW{c}c with c read from the shape
+
+
+def _data_layout(shape: Sequence[int], given: str | None) -> str:
+    if given and len([c for c in given if c.isalpha()]) == len(shape):
+        return given
+    if len(shape) == 5:
+        return f"NCHW{shape[4]}c"
+    return "NCHW"
+
+
+def _kernel_layout(shape: Sequence[int], given: str | None) -> str:
+    if given and len([c for c in given if c.isalpha()]) == len(shape):
+        return given
+    if len(shape) == 6:
+        return f"OIHW{shape[4]}i{shape[5]}o"
+    if len(shape) == 7:
+        return f"OIHW{shape[4]}i{shape[5]}o{shape[6]}i"
+    return "OIHW"
+
+
+def logical_operands(family: str, input_shapes: Sequence[Sequence[int] | None] | None,
+                     layouts: dict | None = None, winograd: bool = False) -> tuple[Shape, Shape] | None:
+    """Logical (data, weight) of a kernel from its input shapes (inputs in parameter order,
+    packed layouts as the kernel received them), or None when they do not say.
+
+    Without layout attributes the rank decides: 5-D data is NCHW{c}c, a 6-D kernel
+    OIHW{i}i{o}o, a 7-D one OIHW{i}i{o}o{4}i. A Winograd kernel whose weight was
+    transformed ahead of time, (alpha, alpha, I, O), is taken back to (O, I, 3, 3).
+    """
+    shapes = [tuple(int(d) for d in s) for s in (input_shapes or []) if s is not None]
+    layouts = layouts or {}
+    try:
+        if family in ("conv2d", "depthwise_conv2d"):
+            data_at = next((i for i, s in enumerate(shapes) if len(s) in (4, 5)), None)
+            if data_at is None or data_at + 1 >= len(shapes):
+                return None
+            data_shape, kernel = shapes[data_at], shapes[data_at + 1]
+            data = unpack(data_shape, _data_layout(data_shape, layouts.get("data_layout")), "NCHW")
+            if winograd:
+                if len(kernel) != 4:
+                    return None
+                return data, (kernel[3], kernel[2], 3, 3)
+            if len(kernel) not in (4, 6, 7):
+                return None
+            weight = unpack(kernel, _kernel_layout(kernel, layouts.get("kernel_layout")), "OIHW")
+            return data, weight
+        if family in ("dense", "matmul"):
+            two = [s for s in shapes if len(s) in (2, 3)]
+            if len(two) < 2 or len(two[0]) != 2:
+                return None
+            weight = two[1]
+            if len(weight) == 3:
+                weight = (weight[0] * weight[2], weight[1])
+            return two[0], tuple(weight)
+        if family == "batch_matmul":
+            three = [s for s in shapes if len(s) == 3]
+            return (three[0], three[1]) if len(three) >= 2 else None
+    except LayoutError:
+        return None
+    return None
+
+
+def flat_dims(shapes: Sequence[Sequence[int] | None]) -> str | None:
+    """All dims of all shapes, comma-joined: how 2021 auto_scheduler keys list shapes."""
+    if not shapes or any(s is None for s in shapes):
+        return None
+    return ",".join(str(int(d)) for s in shapes for d in s)

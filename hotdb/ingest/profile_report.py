@@ -1,0 +1,174 @@
+"""`profile-report`: `tvm.runtime.profiling.Report` as JSON, CSV or printed table (FORMATS.md §2).
+
+Graph executor (`debug_executor.profile()`), VM and Relax VM reports. Per call: Name (the
+kernel symbol), Duration (us), Count, Device, Argument Shapes (inputs then the output,
+`float32[1, 64, 56, 56], ...`), Hash, layout attributes. The printed table aggregates
+calls (Count > 1) and uses thousands separators; JSON and CSV have one row per call.
+VM builtins (`VM::AllocStorage`, `vm.builtin.*`) are kept but marked as non-kernels.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+from hotdb.ingest.base import Source
+from hotdb.ingest.rows import NodeRow, Parsed, RunInfo
+
+_ARG = re.compile(r"(\w+)\[([\d,\s]*)\]")
+_TABLE_HEADER = re.compile(r"^\s*Name\s+Duration \(us\)\s+Percent\s+Device\s+Count")
+_BUILTIN = re.compile(r"^(VM::|vm\.builtin\.|__nop$|__copy$)")
+
+
+class ProfileReport:
+    name = "profile-report"
+    role = "profile"
+    reads = "tvm.runtime.profiling.Report as .json(), .csv() or printed table (graph executor, VM, Relax VM)"
+    detects = "JSON with \"calls\" and \"device_metrics\"; a CSV header with 'Duration (us)' and 'Name'; a table header 'Name  Duration (us)  Percent  Device  Count'"
+
+    def sniff(self, source: Source) -> bool:
+        head = source.head.lstrip()
+        if head.startswith("{") and '"calls"' in head[:2000]:
+            return True
+        lines = head.splitlines()[:100]
+        if lines and "Duration (us)" in lines[0] and "Name" in lines[0] and "," in lines[0]:
+            return True
+        return any(_TABLE_HEADER.match(line) for line in lines)
+
+    def parse(self, source: Source) -> Parsed:
+        text = source.text.lstrip("\ufeff")
+        stripped = text.lstrip()
+        first_line = text.splitlines()[0] if text else ""
+        if stripped.startswith("{"):
+            calls, config, variant = _from_json(source, stripped), None, "json"
+        elif "Duration (us)" in first_line and "," in first_line:
+            calls, config, variant = _from_csv(source, text), None, "csv"
+        else:
+            calls, config, variant = _from_table(source)
+        parsed = Parsed(role="profile", run=RunInfo(variant=f"report {variant}"))
+        for index, (line_no, call) in enumerate(calls):
+            parsed.nodes.append(_node(source, index, line_no, call))
+        if not parsed.nodes:
+            raise source.error(None, "the report has no calls")
+        devices = sorted({n.device for n in parsed.nodes if n.device})
+        parsed.run.device = ",".join(devices) or None
+        if isinstance(config, dict) and config.get("Executor"):
+            parsed.run.variant += f", {config['Executor']} executor"
+        return parsed
+
+
+def _node(source: Source, index: int, line_no: int | None, call: dict) -> NodeRow:
+    name = str(call.get("Name") or "").strip()
+    duration = call.get("Duration (us)")
+    try:
+        time_us = float(str(duration).replace(",", ""))
+    except (TypeError, ValueError):
+        raise source.error(line_no, f"expected a number, found {duration!r}", field="Duration (us)") from None
+    if not time_us >= 0 or time_us == float("inf"):
+        raise source.error(line_no, f"expected a finite duration >= 0, found {duration!r}", field="Duration (us)")
+    count = call.get("Count", 1)
+    try:
+        count = int(float(str(count).replace(",", ""))) if count not in (None, "") else 1
+    except ValueError:
+        raise source.error(line_no, f"expected an integer, found {count!r}", field="Count") from None
+    shapes, dtypes = _argument_shapes(source, line_no, call.get("Argument Shapes"))
+    layouts = {k: v for k, v in call.items() if "layout" in k and v not in (None, "")}
+    node = NodeRow(
+        node_index=index, node_name=name or "(unnamed)", func_name=name or "(unnamed)", time_us=time_us,
+        calls=max(count, 1),
+        input_shapes=shapes[:-1] if shapes else None, input_dtypes=dtypes[:-1] if dtypes else None,
+        out_shape=shapes[-1] if shapes else None, out_dtype=dtypes[-1] if dtypes else None,
+        num_inputs=len(shapes) - 1 if shapes else None, device=call.get("Device") or None, line_no=line_no,
+        kernel_hash=call.get("Hash") or None, layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
+        is_kernel=not _BUILTIN.match(name),
+    ).derive()
+    if not node.is_kernel:
+        node.kernel_family = "vm_builtin"
+    return node
+
+
+def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], list[str]]:
+    if not text:
+        return [], []
+    found = _ARG.findall(str(text))
+    if not found:
+        raise source.error(line_no, f"expected shapes like float32[1, 64, 56, 56], found {str(text)[:40]!r}", field="Argument Shapes")
+    return ([[int(d) for d in dims.replace(" ", "").split(",") if d] for _, dims in found], [dtype for dtype, _ in found])
+
+
+_METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")
+
+
+def _from_json(source: Source, text: str) -> list[tuple[int | None, dict]]:
+    try:
+        report = json.loads(text, strict=False)
+    except json.JSONDecodeError as exc:
+        raise source.error(exc.lineno, f"expected a Report JSON object: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(report, dict) or not isinstance(report.get("calls"), list):
+        raise source.error(None, "expected {\"calls\": [...], \"device_metrics\": {...}}", field="calls")
+    calls = []
+    for i, call in enumerate(report["calls"]):
+        if not isinstance(call, dict):
+            raise source.error(None, f"call {i} is not an object", field=f"calls[{i}]")
+        flat = {}
+        for key, metric in call.items():
+            if isinstance(metric, dict) and len(metric) == 1 and next(iter(metric)) in _METRIC_KEYS:
+                flat[key] = next(iter(metric.values()))
+            else:
+                flat[key] = metric
+        if "Duration (us)" not in flat:
+            raise source.error(None, f"call {i} has no 'Duration (us)'", field=f"calls[{i}]")
+        calls.append((None, flat))
+    return calls
+
+
+def _from_csv(source: Source, text: str) -> list[tuple[int | None, dict]]:
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader)
+    if "Duration (us)" not in header or "Name" not in header:
+        raise source.error(1, "expected a header with 'Name' and 'Duration (us)'")
+    calls = []
+    for line_no, row in enumerate(reader, start=2):
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise source.error(line_no, f"expected {len(header)} fields ({', '.join(header)}), found {len(row)}")
+        calls.append((line_no, dict(zip(header, row))))
+    return calls
+
+
+def _from_table(source: Source):
+    lines = source.lines
+    at = next((i for i, line in enumerate(lines) if _TABLE_HEADER.match(line)), None)
+    if at is None:
+        raise source.error(None, "no report header 'Name  Duration (us)  Percent  Device  Count ...'")
+    header = lines[at]
+    columns = re.split(r"\s{2,}", header.strip())
+    ends, position = [], 0
+    for column in columns:  # search onwards: "layout" is also inside "data_layout"
+        position = header.index(column, position) + len(column)
+        ends.append(position)
+    calls = []
+    config: dict[str, str] = {}
+    line_no = at + 1
+    for line_no, line in enumerate(lines[at + 1:], start=at + 2):
+        if not line.strip():
+            break
+        first = line.split()[0]
+        if first.startswith("---") or first in ("Sum", "Total"):
+            break
+        name = "" if line[:1].isspace() else first  # aggregated rows of different kernels have no name
+        cells, previous = [name], len(name)
+        for end in ends[1:]:
+            cells.append(line[previous:end].strip())
+            previous = end
+        if len(line.rstrip()) > ends[-1] + 2 and columns[-1] != "Argument Shapes":
+            raise source.error(line_no, "row is wider than the header: columns do not line up")
+        calls.append((line_no, dict(zip(columns, cells))))
+    for line in lines[line_no:]:
+        key, sep, value = line.partition(":")
+        if sep and key.strip() in ("Number of threads", "Executor"):
+            config[key.strip()] = value.strip()
+    return calls, config, "table"

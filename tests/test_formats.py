@@ -1,0 +1,123 @@
+"""The formats of issue 3: profiler reports, auto_scheduler and v0.1 AutoTVM logs, and
+exact matching by input shapes (ladder rule 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import DATA, sample, table_counts
+from hotdb.errors import ParseError
+from hotdb.ingest import detect
+from hotdb.ingest.base import Source
+
+REPORTS = DATA / "profile-report"
+
+
+def parse(path):
+    source = Source.read(path)
+    ingestor = detect(source)
+    return ingestor.name, ingestor.parse(source)
+
+
+@pytest.mark.parametrize("suffix", ["json", "csv", "txt"])
+def test_profile_report_encodings_agree(suffix):
+    name, parsed = parse(REPORTS / f"resnet50_nhwc.report.{suffix}")
+    assert name == "profile-report"
+    by_kernel = {}
+    for n in parsed.nodes:
+        k = by_kernel.setdefault(n.func_name, [0, 0.0, n])
+        k[0] += n.calls
+        k[1] += n.time_us
+    conv = by_kernel["tvmgen_default_fused_nn_conv2d_add_nn_relu_1"]
+    assert conv[0] == 3  # three calls, aggregated or not
+    assert conv[1] == pytest.approx(2875.5 * 3.03, rel=1e-4)
+    node = conv[2]
+    assert node.input_shapes == [[1, 56, 56, 64], [3, 3, 64, 64], [1, 1, 1, 64]] and node.out_shape == [1, 56, 56, 64]
+    assert node.data_shape_logical == [1, 64, 56, 56] and node.weight_shape_logical == [64, 64, 3, 3]
+    assert node.out_shape_logical == [1, 64, 56, 56]
+    assert node.args_flat == "1,56,56,64,3,3,64,64,1,1,1,64,1,56,56,64"
+    assert node.device == "cpu0" and len(node.kernel_hash) == 16
+    assert sum(n.calls for n in parsed.nodes) == 15
+
+
+def test_profile_report_table_reads_thousands_separators_and_stops_at_sum():
+    _, parsed = parse(REPORTS / "resnet50_nhwc.report.txt")
+    assert len(parsed.nodes) == 10
+    assert parsed.nodes[0].time_us == pytest.approx(8712.76)
+    assert "Graph executor" in parsed.run.variant
+
+
+def test_ansor_samples_all_eras():
+    _, flat = parse(sample("ansor_cilog_resnet-50-NHWC-B1-llvm.json"))
+    lines = [l for l in sample("ansor_cilog_resnet-50-NHWC-B1-llvm.json").read_text().splitlines() if l.startswith("{")]
+    assert len(flat.records) == len(lines)
+    keys = {json.loads(l)["i"][0][0] for l in lines}
+    assert len(flat.tasks) == len(keys)
+    t = next(t for t in flat.tasks if t.task_name == "69115f188984ae34ede37c3b8ca40b43")
+    assert t.args_flat == "1,7,7,2048,1,1,1,2048" and t.variant == "flattened"
+    _, nested = parse(sample("ansor_cilog_resnet-18-NHWC-B1-cuda.json"))
+    assert all(t.variant == "nested" for t in nested.tasks)
+    _, conv = parse(sample("ansor_cilog_conv2d.json"))
+    assert conv.tasks[0].workload_key == "conv2d float32 d=1x512x7x7 w=512x512x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1"
+    _, matmul = parse(sample("ansor_cilog_matmul.json"))
+    assert matmul.tasks[0].workload_key == "dense float32 d=1024x1024 w=1024x1024"
+
+
+def test_autotvm_v01_logs_use_the_workload_tuple():
+    _, parsed = parse(sample("autotvm_tophub_llvm_v0.01_oldformat.log"))
+    _, v02 = parse(sample("autotvm_tophub_llvm_v0.04.log"))
+    first = parsed.tasks[0]
+    assert first.task_name == "topi_x86_conv2d_NCHWc"
+    assert first.workload_key == "conv2d float32 d=1x3x224x224 w=64x3x7x7 s=2x2 p=3,3,3,3 dl=1x1 g=1"
+    # the same tophub workloads in both eras canonicalise alike
+    assert {t.workload_key for t in parsed.tasks} & {t.workload_key for t in v02.tasks}
+    _, cuda = parse(sample("autotvm_tophub_cuda_v0.01_oldformat_first100.log"))
+    assert {t.op_family for t in cuda.tasks} >= {"conv2d", "depthwise_conv2d"}
+    assert any(t.variant == "winograd" for t in cuda.tasks)
+
+
+def test_every_public_sample_ingests_by_detection(cli, db):
+    from conftest import SAMPLES
+    files = sorted(p for p in SAMPLES.glob("*") if p.suffix != ".md") if SAMPLES.exists() else []
+    if not files:
+        pytest.skip(f"public samples not found in {SAMPLES}")
+    for i, path in enumerate(files):
+        result = cli("ingest", path, "--model", f"sample{i}")
+        assert result.code == 0, (path.name, result.err)
+        assert "ingested" in result.out
+    assert cli("models", "-f", "json").json()[-1]["model"] == f"sample{len(files) - 1}"
+
+
+def test_report_and_ansor_log_of_one_model_match_by_argument_shapes(cli):
+    log = sample("ansor_cilog_resnet-50-NHWC-B1-llvm.json")
+    assert cli("ingest", REPORTS / "resnet50_nhwc.report.json", log, "--model", "resnet50").code == 0
+    matches = {m["func_name"]: m for m in cli("matches", "-f", "json").json()}
+    conv = matches["tvmgen_default_fused_nn_conv2d_add_nn_relu_1"]
+    assert conv["method"] == "workload" and conv["confidence"] == 1.0
+    assert conv["task_name"] == "2350d19dc42a0665244368384c66b3a5"
+    assert conv["task_args"][1:] == [1, 56, 56, 64, 3, 3, 64, 64, 1, 1, 1, 64, 1, 56, 56, 64]
+    for name in ("tvmgen_default_fused_nn_conv2d_add_nn_relu", "tvmgen_default_fused_nn_conv2d_add",
+                 "tvmgen_default_fused_nn_conv2d_add_add_nn_relu", "tvmgen_default_fused_nn_global_avg_pool2d"):
+        assert matches[name]["method"] == "workload", name
+        assert matches[name]["task_name"], name
+    assert matches["tvmgen_default_fused_layout_transform"]["method"] == "unmatched"
+    top = cli("top", "--by", "task", "-f", "json").json()
+    assert top[0]["task_name"] == "2350d19dc42a0665244368384c66b3a5" and top[0]["calls"] == 3
+
+
+@pytest.mark.parametrize("text, line", [
+    ('{"calls": [{"Name": {"string": "k"}}]', 1),
+    ("Argument Shapes,Count,Device,Duration (us),Name\n\"float32[1]\",1,\"cpu0\",12.5,\"k\"\n\"float32[1]\",1,\"cpu0\"\n", 3),
+    ("Argument Shapes,Count,Device,Duration (us),Name\n\"float32[1]\",1,\"cpu0\",-3,\"k\"\n", 2),
+    ('{"i": [["[\\"abc\\"", "llvm"], [[], []]], "r": [[1e-3], 0, 1.0, 1], "v": "v0.6"}\n', 1),
+])
+def test_malformed_reports_and_logs(tmp_path, cli, db, text, line):
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    before = table_counts(db)
+    result = cli("ingest", path, "--model", "m")
+    assert result.code == 1 and f"bad.txt:{line}" in result.err.replace("\n", "") or (line == 1 and "bad.txt" in result.err)
+    assert "Traceback" not in result.err
+    assert table_counts(db) == before
