@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hotdb.errors import UsageError
 from hotdb.ingest import detect, get
-from hotdb.ingest.base import Source
+from hotdb.ingest.base import DUMP_FILES, Source
 from hotdb.store.connection import Store
 from hotdb.store.loader import LoadResult, load
 
@@ -56,16 +56,27 @@ def _parse_files(paths: list[str | Path], format_name: str | None):
         source = Source.read(path)
         ingestor = get(format_name) if format_name else detect(source)
         items.append((source, ingestor.name, ingestor.parse(source)))
+    formats = [fmt for _, fmt, parsed in items if parsed.role == "profile"]
+    if sorted(formats) == ["debug-dump", "debug-table"]:
+        # One run printed and dumped: the table's times are the run, the dump lends its shapes.
+        for _, fmt, parsed in items:
+            if fmt == "debug-dump":
+                parsed.role, parsed.nodes, parsed.samples, parsed.run = "graph", [], [], None
     return items
 
 
 def _expand(paths: list[str | Path]) -> list[Path]:
+    """Files to read: a folder stands for the files in it, except that a debug executor
+    dump folder (`_tvmdbg_device_*`, or its parent) is one input of its own."""
     files: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")))
-        else:
+        if not p.is_dir():
             files.append(p)
+            continue
+        dumps = sorted({f.parent for f in p.rglob(DUMP_FILES[0])})
+        files.extend(dumps)
+        files.extend(sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")
+                            and not any(d in f.parents for d in dumps)))
     if not files:
         raise UsageError("no files to ingest")
     return files

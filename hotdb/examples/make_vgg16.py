@@ -19,7 +19,10 @@ Times are modelled, not measured: FLOPs over a per-layer throughput drawn from a
 generator, memory-bound layers by bytes. The matching truth (node -> task) is written
 beside the artifacts so that tests can check every match.
 
-    python -m hotdb.examples.make_vgg16 OUT_DIR [--tvm 0.8|0.9] [--seed N]
+* optionally the debug executor's dump folder of the same run (graph dump with every
+  node's inputs and shapes, packed weights included, and the execution trace).
+
+    python -m hotdb.examples.make_vgg16 OUT_DIR [--tvm 0.8|0.9] [--seed N] [--dump]
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ class Call:
     num_inputs: int
     time_us: float
     task: tuple[str, list] | None = None  # (task_name, args) for tunable calls
+    params: tuple = ()  # shapes of the weight inputs after the data input (packed as built)
 
 
 def build_calls(rng: random.Random) -> list[Call]:
@@ -98,7 +102,8 @@ def build_calls(rng: random.Random) -> list[Call]:
             calls.append(lt(cin, size, ic_bn))
         calls.append(Call("fused_nn_contrib_conv2d_NCHWc_add_nn_relu", (cin, cout, size),
                           (1, cout // oc_bn, size, size, oc_bn), 3, conv_time(name, cin, cout, size),
-                          ("conv2d_NCHWc.x86", conv_args(cin, cout, size))))
+                          ("conv2d_NCHWc.x86", conv_args(cin, cout, size)),
+                          ((cout // oc_bn, cin // ic_bn, 3, 3, ic_bn, oc_bn), (1, cout // oc_bn, 1, 1, oc_bn))))
         channels_bn = oc_bn
         if name in POOL_AFTER:
             half = size // 2
@@ -108,7 +113,7 @@ def build_calls(rng: random.Random) -> list[Call]:
     for name, k, n, relu in DENSES:
         base = "fused_nn_dense_add_nn_relu" if relu else "fused_nn_dense_add"
         time_us = 4.0 * k * n / (rng.uniform(14, 22) * 1e3)  # weight bytes at 14-22 GB/s
-        calls.append(Call(base, (k, n), (1, n), 3, time_us, ("dense_nopack.x86", dense_args(k, n))))
+        calls.append(Call(base, (k, n), (1, n), 3, time_us, ("dense_nopack.x86", dense_args(k, n)), ((n, k), (1, n))))
     calls.append(Call("fused_nn_softmax", (), (1, 1000), 1, 9.5))
     return calls
 
@@ -162,6 +167,60 @@ def debug_table(calls, funcs, nodes, rng, measurements: bool) -> str:
     fmt = lambda row: "".join(c.ljust(w) for c, w in zip(row, widths)).rstrip()
     lines = [fmt(header), fmt(["-" * len(h) for h in header])] + [fmt(c) for c in cells]
     return "\n".join(lines) + "\n"
+
+
+def debug_dump(calls, funcs, nodes, folder: Path) -> None:
+    """The debug executor's dump folder (FORMATS.md §1b, TVM >= 0.12): the graph JSON after
+    its in-place rewrite (op = func_name, inputs = node names, shape = first output) and
+    the Chrome trace of mean node times (params as zero-length events)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    graph_nodes, events = [], []
+    ts = 0.0
+    def add(node):
+        nonlocal ts
+        graph_nodes.append(node)
+        duration = node.pop("_time", 0.0)
+        events.append({"ts": ts, "tid": 1, "pid": 1, "name": node["name"], "ph": "B"})
+        ts += duration
+        events.append({"ts": ts, "tid": 1, "pid": 1, "name": node["name"], "ph": "E"})
+    add({"op": "param", "name": "data", "inputs": [], "attrs": {"T": "type: float32"}, "shape": [1, 3, 224, 224]})
+    previous = "data"
+    p = 0
+    for call, func, node in zip(calls, funcs, nodes):
+        inputs = [previous]
+        for shape in call.params:
+            add({"op": "param", "name": f"p{p}", "inputs": [], "attrs": {"T": "type: float32"}, "shape": list(shape)})
+            inputs.append(f"p{p}")
+            p += 1
+        add({"op": func, "name": node, "inputs": inputs, "shape": list(call.out_shape), "_time": call.time_us,
+             "attrs": {"func_name": func, "num_inputs": str(len(inputs)), "num_outputs": "1",
+                       "flatten_data": "0", "T": "type: float32"}})
+        previous = node
+    graph = {"nodes": graph_nodes, "arg_nodes": [i for i, n in enumerate(graph_nodes) if n["op"] == "param"],
+             "heads": [[len(graph_nodes) - 1, 0, 0]], "node_row_ptr": list(range(len(graph_nodes) + 1))}
+    (folder / "_tvmdbg_graph_dump.json").write_text(json.dumps(graph, indent=1))
+    (folder / "_tvmdbg_execution_trace.json").write_text(json.dumps({"displayTimeUnit": "ns", "traceEvents": events}))
+    return graph
+
+
+def graph_json(dump_graph: dict) -> str:
+    """lib.get_graph_json() of the same build: the dump's graph before the debug
+    executor's rewrite (inputs as [nid, index, version], shapes per entry in attrs)."""
+    index = {n["name"]: i for i, n in enumerate(dump_graph["nodes"])}
+    nodes = []
+    for n in dump_graph["nodes"]:
+        if n["op"] == "param":
+            nodes.append({"op": "null", "name": n["name"], "inputs": []})
+        else:
+            attrs = {k: v for k, v in n["attrs"].items() if k != "T"}
+            nodes.append({"op": "tvm_op", "name": n["name"], "attrs": attrs,
+                          "inputs": [[index[i], 0, 0] for i in n["inputs"]]})
+    graph = {"nodes": nodes, "arg_nodes": dump_graph["arg_nodes"], "heads": dump_graph["heads"],
+             "attrs": {"dltype": ["list_str", ["float32"] * len(nodes)],
+                       "shape": ["list_shape", [n["shape"] for n in dump_graph["nodes"]]],
+                       "storage_id": ["list_int", list(range(len(nodes)))]},
+             "node_row_ptr": dump_graph["node_row_ptr"]}
+    return json.dumps(graph, indent=1)
 
 
 def relay_text() -> str:
@@ -254,7 +313,7 @@ def tuning_log(task_list, rng) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(out: Path, tvm: str = "0.8", seed: int = 16) -> dict[str, Path]:
+def write(out: Path, tvm: str = "0.8", seed: int = 16, dump: bool = False) -> dict[str, Path]:
     rng = random.Random(seed)
     calls = build_calls(rng)
     prefix = "tvmgen_default_"
@@ -277,6 +336,10 @@ def write(out: Path, tvm: str = "0.8", seed: int = 16) -> dict[str, Path]:
               "task_args": c.task[1] if c.task else None}
              for c, func, node in zip(calls, funcs, nodes)]
     files["truth"].write_text(json.dumps(truth, indent=1) + "\n")
+    if dump:
+        files["dump"] = out / "tvmdbg_vgg16" / "_tvmdbg_device_CPU_0"
+        files["graph"] = out / "vgg16.graph.json"
+        files["graph"].write_text(graph_json(debug_dump(calls, funcs, nodes, files["dump"])))
     return files
 
 
@@ -285,6 +348,7 @@ if __name__ == "__main__":
     parser.add_argument("out", type=Path)
     parser.add_argument("--tvm", choices=["0.8", "0.9"], default="0.8")
     parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--dump", action="store_true", help="also write a debug executor dump folder")
     args = parser.parse_args()
-    for path in write(args.out, args.tvm, args.seed).values():
+    for path in write(args.out, args.tvm, args.seed, args.dump).values():
         print(path)

@@ -10,13 +10,17 @@ from hotdb.errors import ParseError, UsageError
 from hotdb.ingest.ansor import AnsorLog
 from hotdb.ingest.autotvm import AutotvmTasks
 from hotdb.ingest.base import Ingestor, Source
+from hotdb.ingest.debug_dump import DebugDump
 from hotdb.ingest.debug_table import DebugTable
+from hotdb.ingest.graph_json import GraphJson
 from hotdb.ingest.profile_report import ProfileReport
 from hotdb.ingest.relay import RelayText
 
 REGISTRY: list[Ingestor] = [
+    DebugDump(),
     DebugTable(),
     ProfileReport(),
+    GraphJson(),
     AutotvmTasks(),
     AnsorLog(),
     RelayText(),

@@ -20,16 +20,32 @@ from hotdb.ingest.rows import Parsed
 SNIFF_BYTES = 64 * 1024
 
 
+DUMP_FILES = ("_tvmdbg_graph_dump.json", "_tvmdbg_execution_trace.json")
+
+
 @dataclass(frozen=True)
 class Source:
-    """One input file, read once: its bytes, hash and decoded text."""
+    """One input, read once: its bytes, hash and decoded text. A debug executor dump
+    folder is one input too: its files are `members`, and `data` joins them for the hash."""
 
     path: Path
     data: bytes
+    members: tuple[tuple[str, bytes], ...] = ()
+
+    def member(self, name: str) -> "Source":
+        for member_name, data in self.members:
+            if member_name == name:
+                return Source(self.path / name, data)
+        raise ParseError(self.path, None, f"the folder has no {name}")
 
     @classmethod
     def read(cls, path: str | Path) -> "Source":
         path = Path(path)
+        if path.is_dir():
+            members = tuple((name, (path / name).read_bytes()) for name in DUMP_FILES if (path / name).is_file())
+            if not members:
+                raise ParseError(path, None, f"a folder is read only as a debug dump, with {' and '.join(DUMP_FILES)}")
+            return cls(path, b"\0".join(name.encode() + b"\0" + data for name, data in members), members)
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -76,6 +92,8 @@ class Source:
     @cached_property
     def head(self) -> str:
         """The start of the text, for sniffing; empty when the file is not text."""
+        if self.members:
+            return ""
         chunk = self.data[:SNIFF_BYTES]
         if chunk.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             return chunk.decode("utf-16", errors="ignore")

@@ -1,0 +1,87 @@
+"""Debug dump folders and graph JSON: input shapes make every match exact (rule 2)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import DATA, table_counts
+
+BUILD = DATA / "debug-dump/vgg16"
+DUMP = BUILD / "tvmdbg_vgg16"
+GRAPH = DATA / "graph-json/vgg16.graph.json"
+
+
+def check_all_exact(cli, truth_path):
+    truth = json.loads(truth_path.read_text())
+    matches = {m["node"]: m for m in cli("matches", "-f", "json").json()}
+    assert len(matches) == len(truth)
+    for row in truth:
+        m = matches[row["node"]]
+        if row["task_name"]:
+            assert m["method"] == "workload" and m["confidence"] == 1.0, row["node"]
+            assert (m["task_name"], m["task_args"]) == (row["task_name"], row["task_args"]), row["node"]
+        else:
+            assert m["method"] == "unmatched"
+
+
+def test_dump_folder_alone_matches_every_conv_and_dense_by_input_shapes(cli, vgg16):
+    result = cli("ingest", DUMP, vgg16["relay"], vgg16["tasks"], "--model", "vgg16")
+    assert result.code == 0 and "debug-dump" in result.out
+    check_all_exact(cli, BUILD / "vgg16.truth.json")
+    runs = cli("runs", "-f", "json").json()
+    assert runs[0]["nodes"] == 26 and runs[0]["device"] == "CPU_0"
+
+
+def test_dump_and_printed_table_of_one_run_join(cli, vgg16):
+    result = cli("ingest", BUILD / "vgg16.debug_table.txt", DUMP, vgg16["relay"], vgg16["tasks"], "--model", "vgg16")
+    assert result.code == 0
+    runs = cli("runs", "-f", "json").json()
+    assert len(runs) == 1 and runs[0]["profile_variant"] == "with Measurements(us)"
+    check_all_exact(cli, BUILD / "vgg16.truth.json")
+
+
+def test_graph_json_lends_shapes_to_a_printed_table(cli, vgg16):
+    result = cli("ingest", BUILD / "vgg16.debug_table.txt", GRAPH, vgg16["relay"], vgg16["tasks"], "--model", "vgg16")
+    assert result.code == 0 and "graph-json (graph)" in result.out
+    check_all_exact(cli, BUILD / "vgg16.truth.json")
+
+
+def test_tasks_only_with_shapes_still_exact(cli, vgg16):
+    cli("ingest", DUMP, vgg16["tasks"], "--model", "vgg16")
+    check_all_exact(cli, BUILD / "vgg16.truth.json")
+
+
+def test_tvm06_string_literal_dump(cli, tmp_path, vgg16):
+    old = tmp_path / "tvmdbg_x" / "_tvmdbg_ctx_CPU_0"
+    old.mkdir(parents=True)
+    src = DUMP / "_tvmdbg_device_CPU_0"
+    (old / "_tvmdbg_graph_dump.json").write_text(json.dumps((src / "_tvmdbg_graph_dump.json").read_text()))
+    shutil.copy(src / "_tvmdbg_execution_trace.json", old)
+    assert cli("ingest", tmp_path / "tvmdbg_x", vgg16["relay"], "--model", "old").code == 0
+    assert cli("runs", "-f", "json").json()[0]["device"] == "CPU_0"
+
+
+def drop_last_event(path):
+    trace = json.loads(path.read_text())
+    trace["traceEvents"].pop()
+    path.write_text(json.dumps(trace))
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: drop_last_event(d / "_tvmdbg_execution_trace.json"), "never end"),
+    (lambda d: (d / "_tvmdbg_execution_trace.json").write_text((d / "_tvmdbg_execution_trace.json").read_text()[:-200]), "trace.json:1: expected JSON"),
+    (lambda d: (d / "_tvmdbg_graph_dump.json").write_text("{\"nodes\": [oops"), "_tvmdbg_graph_dump.json:1"),
+    (lambda d: (d / "_tvmdbg_execution_trace.json").unlink(), "no _tvmdbg_execution_trace.json"),
+])
+def test_damaged_dumps(cli, db, tmp_path, vgg16, damage, message):
+    cli("ingest", vgg16["table"], "--model", "m")
+    before = table_counts(db)
+    folder = tmp_path / "dump"
+    shutil.copytree(DUMP / "_tvmdbg_device_CPU_0", folder)
+    damage(folder)
+    result = cli("ingest", folder, "--model", "m")
+    assert result.code == 1 and message in result.err.replace("\n", "") and "Traceback" not in result.err
+    assert table_counts(db) == before
