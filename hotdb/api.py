@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hotdb.errors import UsageError
 from hotdb.ingest import detect, get
-from hotdb.ingest.base import DUMP_FILES, Source
+from hotdb.ingest.base import FOLDER_FILES, Source
 from hotdb.store.connection import Store
 from hotdb.store.loader import LoadResult, load
 
@@ -23,6 +23,7 @@ _TABLE_COLUMNS = {
     "top_task": ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "methods", "confidence"],
     "top_node": ["rank", "node", "kernel_family", "time_us", "share_pct", "cumulative_pct", "task_name", "method", "confidence"],
     "matches": ["node_index", "node", "time_us", "task_name", "method", "confidence", "candidates", "reason"],
+    "tasks": ["model", "tuner", "task_name", "target", "workload", "weight", "formats", "records", "best_cost_us"],
 }
 # Columns that hold JSON text and are decoded in records() (and so in --format json).
 _JSON_COLUMNS = frozenset({"task_args"})
@@ -67,13 +68,14 @@ def _parse_files(paths: list[str | Path], format_name: str | None):
 
 def _expand(paths: list[str | Path]) -> list[Path]:
     """Files to read: a folder stands for the files in it, except that a debug executor
-    dump folder (`_tvmdbg_device_*`, or its parent) is one input of its own."""
+    dump folder (`_tvmdbg_device_*`) and a MetaSchedule database folder found in it are
+    inputs of their own."""
     files: list[Path] = []
     for p in map(Path, paths):
         if not p.is_dir():
             files.append(p)
             continue
-        dumps = sorted({f.parent for f in p.rglob(DUMP_FILES[0])})
+        dumps = sorted({f.parent for group in FOLDER_FILES for f in p.rglob(group[0])})
         files.extend(dumps)
         files.extend(sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")
                             and not any(d in f.parents for d in dumps)))
@@ -174,6 +176,13 @@ class Hotdb:
         with self._store() as store:
             run_id, label = self.resolve_run(store, run, model)
             return self._report(store, f"run {label}: node matches", "matches", {"run_id": run_id})
+
+    def tasks(self, *, model: str | None = None) -> Result:
+        """Every distinct task of a model and target with its workload and best record."""
+        with self._store() as store:
+            if model is not None and not store.con.execute("SELECT 1 FROM models WHERE name = ?", [model]).fetchall():
+                raise UsageError(f"no model named {model!r}")
+            return self._report(store, "tasks" + (f" of {model}" if model else ""), "tasks", {"model": model})
 
     def runs(self) -> Result:
         with self._store() as store:

@@ -102,6 +102,13 @@ def matches(run: RunOption = None, model: ModelOption = None, fmt: FormatOption 
 
 
 @app.command()
+def tasks(model: Annotated[Optional[str], typer.Option("--model", help="Only this model's tasks.")] = None,
+          fmt: FormatOption = OutputFormat.table) -> None:
+    """List tuning tasks with their workload, weight and best tuning record."""
+    _render(_api().tasks(model=model), fmt)
+
+
+@app.command()
 def runs(fmt: FormatOption = OutputFormat.table) -> None:
     """List runs with their time and matched share."""
     _render(_api().runs(), fmt)

@@ -1,7 +1,8 @@
 -- One row per (run, workload) that a kernel of the run may compute: the distinct
 -- workloads of the run's IR (with how often and where the IR calls them) or, for a
--- model without IR, the workloads of its tuning tasks. Tasks known only by their
--- argument shapes (auto_scheduler keys) are always candidates, keyed 'args <dims>'.
+-- model without IR, the workloads of its tuning tasks. Calls and tasks known only by
+-- their argument shapes (Relax call_tir, auto_scheduler keys, MetaSchedule databases)
+-- are always candidates, keyed 'args <dims>'.
 --
 -- @column run_id            the run
 -- @column workload_key      canonical workload, or 'args <dims>' for a task known by argument shapes only
@@ -16,13 +17,19 @@
 -- @column evidence          'ir' or 'tasks': where the candidate comes from
 CREATE OR REPLACE VIEW run_candidates AS
 WITH from_ir AS (
-    SELECT ri.run_id, c.workload_key,
+    SELECT ri.run_id,
+           coalesce(c.workload_key, 'args ' || c.args_flat) AS workload_key,
+           any_value(c.args_flat) AS args_flat,
+           any_value(c.op_family) AS op_family,
+           any_value(c.out_shape_logical) AS out_shape_logical,
            count(*) AS ir_calls,
            min(c.call_index) AS first_ir_index
     FROM run_ir AS ri
     JOIN ir_calls AS c USING (source_id)
-    WHERE c.workload_key IS NOT NULL AND c.compiler IS NULL
-    GROUP BY ri.run_id, c.workload_key
+    WHERE c.compiler IS NULL
+      AND (c.workload_key IS NOT NULL
+           OR (c.args_flat IS NOT NULL AND c.op_family IN (SELECT workload_family FROM family_compat)))
+    GROUP BY ALL
 ),
 from_tasks AS (
     SELECT DISTINCT r.run_id, coalesce(t.workload_key, 'args ' || t.args_flat) AS workload_key, t.args_flat
@@ -31,10 +38,12 @@ from_tasks AS (
     WHERE (t.workload_key IS NOT NULL AND r.run_id NOT IN (SELECT run_id FROM run_ir))
        OR (t.workload_key IS NULL AND t.args_flat IS NOT NULL)
 )
-SELECT i.run_id, i.workload_key, w.op_family, w.out_shape AS out_shape_logical, w.data_shape, w.weight_shape,
-       NULL AS args_flat, i.ir_calls, i.first_ir_index, w.flops, 'ir' AS evidence
-FROM from_ir AS i JOIN workloads AS w USING (workload_key)
+SELECT i.run_id, i.workload_key, coalesce(w.op_family, i.op_family) AS op_family,
+       coalesce(w.out_shape, i.out_shape_logical) AS out_shape_logical,
+       w.data_shape, w.weight_shape, i.args_flat, i.ir_calls, i.first_ir_index, w.flops, 'ir' AS evidence
+FROM from_ir AS i LEFT JOIN workloads AS w USING (workload_key)
 UNION ALL
 SELECT t.run_id, t.workload_key, w.op_family, w.out_shape, w.data_shape, w.weight_shape,
        t.args_flat, NULL, NULL, w.flops, 'tasks'
-FROM from_tasks AS t LEFT JOIN workloads AS w USING (workload_key);
+FROM from_tasks AS t LEFT JOIN workloads AS w USING (workload_key)
+WHERE NOT EXISTS (SELECT 1 FROM from_ir AS i WHERE i.run_id = t.run_id AND i.workload_key = t.workload_key);

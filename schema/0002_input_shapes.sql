@@ -19,6 +19,7 @@ ALTER TABLE tasks ADD COLUMN structural_hash VARCHAR;
 -- BYOC partitions (Compiler="cutlass", ...) are compiled outside TVM: never tunable by it.
 ALTER TABLE ir_calls ADD COLUMN compiler VARCHAR;
 ALTER TABLE ir_calls ADD COLUMN primfunc VARCHAR;      -- Relax call_tir callee / fused fn name
+ALTER TABLE ir_calls ADD COLUMN args_flat VARCHAR;     -- argument dims of a PrimFunc call
 
 -- Graph JSON nodes (lib.get_graph_json()): structure with input shapes, no times. They
 -- lend their input shapes to the nodes of runs of the same model (joined by node name).

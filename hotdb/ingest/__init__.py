@@ -13,17 +13,21 @@ from hotdb.ingest.base import Ingestor, Source
 from hotdb.ingest.debug_dump import DebugDump
 from hotdb.ingest.debug_table import DebugTable
 from hotdb.ingest.graph_json import GraphJson
+from hotdb.ingest.ms_database import MsDatabase
 from hotdb.ingest.profile_report import ProfileReport
+from hotdb.ingest.relax import RelaxScript
 from hotdb.ingest.relay import RelayText
 
 REGISTRY: list[Ingestor] = [
     DebugDump(),
+    MsDatabase(),
     DebugTable(),
     ProfileReport(),
     GraphJson(),
     AutotvmTasks(),
     AnsorLog(),
     RelayText(),
+    RelaxScript(),
 ]
 
 _BY_NAME = {ingestor.name: ingestor for ingestor in REGISTRY}

@@ -21,6 +21,9 @@ SNIFF_BYTES = 64 * 1024
 
 
 DUMP_FILES = ("_tvmdbg_graph_dump.json", "_tvmdbg_execution_trace.json")
+MS_FILES = ("database_workload.json", "database_tuning_record.json")
+# Formats whose input is a folder: the first file of each names the folder's format.
+FOLDER_FILES = (DUMP_FILES, MS_FILES)
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,11 @@ class Source:
     def read(cls, path: str | Path) -> "Source":
         path = Path(path)
         if path.is_dir():
-            members = tuple((name, (path / name).read_bytes()) for name in DUMP_FILES if (path / name).is_file())
+            names = next((group for group in FOLDER_FILES if (path / group[0]).is_file()), ())
+            members = tuple((name, _read(path / name)) for name in names if (path / name).is_file())
             if not members:
-                raise ParseError(path, None, f"a folder is read only as a debug dump, with {' and '.join(DUMP_FILES)}")
+                raise ParseError(path, None, "a folder is read only as a debug dump (" + " and ".join(DUMP_FILES)
+                                 + ") or a MetaSchedule database (" + " and ".join(MS_FILES) + ")")
             return cls(path, b"\0".join(name.encode() + b"\0" + data for name, data in members), members)
         try:
             data = path.read_bytes()
@@ -101,6 +106,13 @@ class Source:
 
     def error(self, line: int | None, message: str, field: str | None = None) -> ParseError:
         return ParseError(self.path, line, message, field=field)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
 
 
 class Ingestor(Protocol):

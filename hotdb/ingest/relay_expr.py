@@ -40,9 +40,11 @@ _DTYPE = re.compile(r"(u?int|float|bfloat|bool|handle|e4m3_float|e5m2_float)\d*(
 
 
 class ExprReader:
-    def __init__(self, text: str, pos: int = 0):
+    def __init__(self, text: str, pos: int = 0, keep_call_attrs: bool = False):
         self.text = text
         self.pos = pos
+        # Relax attributes may be calls (out_ty=R.Tensor(...)): keep them as Expr then.
+        self.keep_call_attrs = keep_call_attrs
 
     # -- low level --------------------------------------------------------------------
     def skip_ws(self) -> None:
@@ -240,6 +242,8 @@ class ExprReader:
         e = self.expr()
         if e.kind == "literal":
             return e.value
+        if e.kind == "call" and self.keep_call_attrs:
+            return e
         return e.name
 
     def list_value(self) -> list:

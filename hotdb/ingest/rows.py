@@ -117,6 +117,7 @@ class IrCallRow:
     out_shape_logical: Shape | None = None
     compiler: str | None = None  # BYOC partition (Compiler="..."): not tunable by TVM
     primfunc: str | None = None  # the kernel a Relax call_tir calls
+    args_flat: str | None = None  # argument dims (inputs then output) of a PrimFunc call
 
 
 @dataclass(slots=True)

@@ -38,6 +38,7 @@ _RELAY_OPS = {
     "nn.dense": "dense",
     "nn.contrib_dense_pack": "dense",
     "nn.matmul": "matmul",
+    "matmul": "matmul",  # Relax R.matmul
     "nn.batch_matmul": "batch_matmul",
 }
 
@@ -183,3 +184,20 @@ def parse_kernel_name(symbol: str) -> KernelName:
             return KernelName(symbol, name, number, token.removeprefix("nn_"), None)
     first = body.split("_", 1)[0] if body else symbol
     return KernelName(symbol, name, number, first or symbol, None)
+
+
+# Anchor blocks of legalized TIR (the first reduction block of a PrimFunc).
+_SBLOCKS = [
+    ("depthwise_conv2d", "depthwise_conv2d"), ("conv2d_transpose", "conv2d_transpose"),
+    ("conv1d", "conv1d"), ("conv2d", "conv2d"), ("conv3d", "conv3d"), ("batch_matmul", "batch_matmul"),
+    ("NT_matmul", "matmul"), ("matmul", "matmul"), ("dense", "dense"),
+    ("pool_max", "max_pool2d"), ("pool_avg", "avg_pool2d"), ("adaptive_pool", "adaptive_avg_pool2d"),
+]
+
+
+def sblock_family(block: str) -> str:
+    """Family of a PrimFunc from the name of its anchor block (`conv2d_nchw` -> conv2d)."""
+    for token, family in _SBLOCKS:
+        if token in block:
+            return family
+    return block
