@@ -198,3 +198,38 @@ def test_tasks_command_one_row_per_task_and_target(cli, vgg16):
     assert first["records"] == len(mine)
     assert first["best_cost_us"] == pytest.approx(min(sum(r["result"][0]) / len(r["result"][0]) for r in mine if r["result"][1] == 0) * 1e6)
     assert set(first) >= {"task_name", "task_args", "workload", "best_cost_us"}
+
+
+def test_fused_relay_links_closure_calls_to_their_ops():
+    _, parsed = parse(DATA / "relay/fused_small.relay.txt")
+    convs = [c for c in parsed.ir_calls if c.op_name == "nn.conv2d"]
+    assert [c.function_name for c in convs] == ["main/%2", "main/%6"]
+    assert convs[1].workload_key == "conv2d float32 d=1x16x32x32 w=16x16x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1"
+    closure_calls = [c for c in parsed.ir_calls if c.primfunc]
+    assert [c.primfunc for c in closure_calls] == ["main/%2", "main/%6"]
+    assert closure_calls[0].arg_kinds == ["var", "constant", "constant"]
+    assert closure_calls[0].result_shapes == [[1, 16, 32, 32]]
+
+
+def test_byoc_partitions_are_external_and_never_candidates(cli, tmp_path):
+    path = sample("relay_text_resnet50_byoc_partitioned_first125.txt")
+    _, parsed = parse(path)
+    inside = [c for c in parsed.ir_calls if c.function_name.startswith("tvmgen_default_cutlass_main")]
+    assert inside and all(c.compiler == "cutlass" for c in inside)
+    calls = [c for c in parsed.ir_calls if c.op_name.startswith("@tvmgen_default_cutlass")]
+    assert calls[0].compiler == "cutlass"  # the partition is defined after main calls it
+    assert all(c.compiler is None for c in parsed.ir_calls if c.op_name == "nn.max_pool2d")
+    assert cli("ingest", path, "--model", "byoc").code == 0
+    convs = cli("sql", "SELECT count(*) AS n FROM ir_calls WHERE op_family = 'conv2d' AND compiler IS NULL", "-f", "json").json()
+    assert convs[0]["n"] == 0
+
+
+def test_lenient_task_listing():
+    name, parsed = parse(DATA / "autotvm-tasks/listing.txt")
+    assert name == "autotvm-tasks" and len(parsed.tasks) == 4
+    assert parsed.tasks[0].workload_key == "conv2d float32 d=1x3x224x224 w=64x3x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1"
+    assert parsed.tasks[3].workload_key == "dense float32 d=1x4096 w=1000x4096"
+    dense = parsed.tasks[2]  # tensors only: kept, and its shapes are enough for dense
+    assert json.loads(dense.task_args)[1] == ["TENSOR", [4096, 25088], "float32"]
+    assert dense.workload_key == "dense float32 d=1x25088 w=4096x25088"
+    assert any("Extracted 4 tasks" in w for w in parsed.warnings) and any("tensors only" in w for w in parsed.warnings)

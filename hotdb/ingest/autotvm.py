@@ -9,6 +9,9 @@ v0.1 records (TVM <= 0.6: `topi_x86_conv2d_NCHWc`, `topi_nn_conv2d`) keep their 
 and args as logged; their workload comes from the record's workload tuple, whose tensors
 are flattened `[dims..., dtype]` and whose padding has two values.
 
+Lenient listings (a task name such as `conv2d_NCHWc.x86` followed by its args, as
+people print them from their own scripts) are read too.
+
 A log yields one task per distinct (task name, args) and keeps every line as a tuning
 record of its task. A file whose first entry is JSON is a log and every other line must
 be JSON too (`#` comments excepted); a file of reprs may carry other printed lines,
@@ -26,6 +29,11 @@ from hotdb.ingest.rows import Parsed, TaskRow, TuningRecordRow
 from hotdb.workload import WorkloadError, from_autotvm_task, task_template
 
 _REPR = re.compile(r"Task\(func_name=([\w.]+),\s*args=")
+# Lenient listings: an AutoTVM task name followed by its args as printed by a user's
+# script, e.g. `[Task  3/12] conv2d_NCHWc.x86 (('TENSOR', (1, 64, 56, 56), 'float32'), ...)`.
+_TARGETS = r"(?:x86|cuda|arm_cpu|mali|gpu|intel_graphics|image2d|bifrost|hls|vta|rocm|opencl|micro_dev)"
+_LISTED = re.compile(r"\b([a-z][A-Za-z0-9_]*\." + _TARGETS + r")\b\W*?(?=\(+'TENSOR')")
+_TENSOR = re.compile(r"\('TENSOR',\s*\(([\d,\s]*)\),\s*'(\w+)'\)")
 
 
 class AutotvmTasks:
@@ -36,7 +44,7 @@ class AutotvmTasks:
 
     def sniff(self, source: Source) -> bool:
         head = source.head
-        if _REPR.search(head):
+        if _REPR.search(head) or _LISTED.search(head):
             return True
         for line in head.splitlines()[:50]:
             line = line.strip()
@@ -59,6 +67,8 @@ class AutotvmTasks:
                 self._record(source, parsed, tasks, line_no, raw, line)
             elif m := _REPR.search(line):
                 self._repr(source, parsed, tasks, line_no, line, m)
+            elif m := _LISTED.search(line):
+                self._listed(source, parsed, tasks, line_no, line, m)
             else:
                 parsed.warnings.append(f"{source.name}:{line_no}: not a Task(...) repr, skipped: {line[:60]!r}")
         if not parsed.tasks:
@@ -105,6 +115,25 @@ class AutotvmTasks:
         if not isinstance(args, list):
             raise source.error(line_no, f"task {name}: expected args to be a tuple, found {args_text[:40]!r}", field="args")
         self._task(source, parsed, tasks, line_no, name, args, kwargs, None)
+
+    def _listed(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, line: str, m: re.Match) -> None:
+        """A task name and its args as a user printed them. With the whole args tuple the
+        workload is exact; with the tensors only, the task is kept without a workload."""
+        name, rest = m.group(1), line[m.end():].strip()
+        args = None
+        try:
+            text, _ = _balanced(rest, 0)
+            value = ast.literal_eval(text)
+            if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+                args = _lists(value)
+        except (ValueError, SyntaxError):
+            pass
+        if args is None:
+            args = [["TENSOR", [int(d) for d in dims.replace(" ", "").split(",") if d], dtype]
+                    for dims, dtype in _TENSOR.findall(rest)]
+            parsed.warnings.append(f"{source.name}:{line_no}: task {name} lists tensors only; "
+                                   "without strides and padding its workload stays unknown")
+        self._task(source, parsed, tasks, line_no, name, args, None, None)
 
     def _record(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, raw: str, line: str) -> None:
         try:

@@ -5,6 +5,11 @@ its arguments (variables, `meta[relay.Constant]` weights, nested calls) and its 
 type from the `/* ty=... */` annotations. Calls nested in `fn (...)` closures and in
 other global functions are read too, with the function they sit in.
 
+Fused Relay (`%3 = fn (..., Primitive=1) {...}` then `%4 = %3(%x, %w)`): the ops in a
+closure have it as their function (`main/%3`) and the call names it as `primfunc`, which
+links the two. Calls inside BYOC partitions (`Compiler="cutlass"`) record the compiler:
+they run outside TVM, and no TVM tuner tunes them.
+
 IR is often pasted from forums and logs: a line that is not Relay, or text glued after
 a statement's `;`, is skipped with a warning. A statement that is Relay but broken (an
 unclosed call, a malformed type annotation) is an error with its line.
@@ -48,6 +53,8 @@ class _RelayParser:
         self.parsed = Parsed(role="ir")
         self.scopes: list[dict[str, list[TensorType]]] = []
         self.functions: list[str] = []
+        self.compilers: list[str | None] = []  # Compiler="..." of each open function (BYOC)
+        self.external: dict[str, str] = {}  # BYOC function name -> compiler
 
     def run(self) -> Parsed:
         for line_no, line in enumerate(self.source.lines, start=1):
@@ -63,6 +70,9 @@ class _RelayParser:
             raise self.source.error(None, "no Relay calls found: expected lines like '%0 = nn.conv2d(%data, %w, ...) /* ty=Tensor[...] */;'")
         if self.functions:
             self.warn(None, f"function {self.functions[-1]} is not closed with '}}': the IR may be truncated")
+        for call in self.parsed.ir_calls:  # a BYOC function may be defined after its callers
+            if call.primfunc in self.external and call.compiler is None:
+                call.compiler = self.external[call.primfunc]
         return self.parsed
 
     def warn(self, line_no: int | None, message: str) -> None:
@@ -80,6 +90,7 @@ class _RelayParser:
                 return
             self.functions.pop()
             self.scopes.pop()
+            self.compilers.pop()
             rest = text[1:].lstrip(";").strip()
             if rest:
                 # `};` closes a closure; `}; %4 = ...` never happens in printed IR
@@ -100,6 +111,7 @@ class _RelayParser:
         reader = ExprReader(text, params_at)
         reader.expect("(")
         scope: dict[str, list[TensorType]] = {}
+        compiler = self.compilers[-1] if self.compilers else None  # closures inherit it
         while not reader.peek(")"):
             var = reader.match(re.compile(r"%[\w.]+"))
             if var is not None:
@@ -110,7 +122,9 @@ class _RelayParser:
                 if key is None:
                     raise ExprError("expected a parameter '%name: Type' or an attribute", reader.pos)
                 reader.expect("=")
-                reader.attr_value()
+                value = reader.attr_value()
+                if key == "Compiler":
+                    compiler = str(value)
             if not reader.peek(")"):
                 reader.expect(",", "',' or ')' in a parameter list")
         reader.expect(")")
@@ -120,6 +134,9 @@ class _RelayParser:
         reader.expect("{", "'{' opening the function body")
         self.functions.append(name)
         self.scopes.append(scope)
+        self.compilers.append(compiler)
+        if compiler is not None:
+            self.external[name] = compiler
 
     def _statement(self, text: str) -> None:
         reader = ExprReader(text)
@@ -185,6 +202,10 @@ class _RelayParser:
             result_dtypes=[t[1] for t in result],
             line_no=self.line_no,
             op_family=relay_op_family(op_name) if call.value == "op" else None,
+            compiler=self.compilers[-1],
+            # a call of a fused closure (%3(...)) or global function names what it calls
+            primfunc=(f"{self.functions[-1]}/{op_name}" if call.value == "closure" else op_name[1:])
+            if call.value in ("closure", "global") else None,
         )
         if call.value == "op":
             try:
