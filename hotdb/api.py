@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from hotdb.errors import UsageError
@@ -107,6 +108,32 @@ class Hotdb:
         model = model or default_model_name(paths)
         with self._store(create=True) as store:
             return load(store, model, items, run_label=run, tags=tags)
+
+    def profile(self, model: str, *, target: str | None = None, repeat: int = 5, warmup: int = 1,
+                name: str | None = None, run: str | None = None, tags: dict[str, str] | None = None,
+                entry: str | None = None, progress=None) -> LoadResult:
+        """Compile MODEL (zoo name, .onnx file or file.py:function) with apache-tvm, time
+        every kernel call, extract its MetaSchedule tasks and store it all as one run."""
+        if repeat < 1 or warmup < 0:
+            raise UsageError("--repeat must be >= 1 and --warmup >= 0")
+        from hotdb.capture.models import load_model
+        from hotdb.capture.profile import capture, parse_target
+        from hotdb.ingest.relax import RelaxScript
+
+        loaded = load_model(model, entry)
+        target_obj = parse_target(target)
+        result = capture(loaded, target_obj, repeat=repeat, warmup=warmup, progress=progress)
+        stamp = f"{loaded.source} {datetime.now(timezone.utc).isoformat()} {target_obj}"
+        profile_source = Source(Path(f"capture:{loaded.source}"), stamp.encode())
+        ir_source = Source(Path(f"capture:{loaded.source}.relax.py"), loaded.script.encode())
+        task_source = Source(Path(f"capture:{loaded.source}.tasks"), "\n".join(
+            f"{t.task_name} {t.task_args} {t.target}" for t in result.tasks.tasks).encode())
+        items = [(profile_source, "live-capture", result.profile),
+                 (ir_source, "relax", RelaxScript().parse(ir_source)),
+                 (task_source, "meta_schedule", result.tasks)]
+        with self._store(create=True) as store:
+            return load(store, name or loaded.name, items, run_label=run, tags=tags,
+                        target=result.profile.run.target, run_meta=result.run_meta)
 
     # -- reading --------------------------------------------------------------------------
     def _query(self, store: Store, title: str, sql: str, params: dict | None = None) -> Result:

@@ -138,6 +138,39 @@ def formats(fmt: FormatOption = OutputFormat.table) -> None:
 
 
 @app.command()
+def profile(
+    model: Annotated[str, typer.Argument(help="A zoo name (see `hotdb zoo`), an .onnx file, or path/to/file.py:function.")],
+    target: Annotated[Optional[str], typer.Option("--target", help="llvm (default, all host cores), cuda, or a JSON target dict.")] = None,
+    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples per kernel and for the whole model.")] = 5,
+    warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs of the whole model first.")] = 1,
+    name: Annotated[Optional[str], typer.Option("--model", help="Model name in the database (default: the zoo name or file stem).")] = None,
+    run: Annotated[Optional[str], typer.Option("--run", help="Run label (default MODEL-N).")] = None,
+    tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
+    entry: Annotated[Optional[str], typer.Option("--entry", help="Entry function of an IRModule (default main).")] = None,
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Coverage shown when done.")] = 90.0,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Capture a live profile with apache-tvm: kernels, MetaSchedule tasks, coverage."""
+    from hotdb import render
+
+    api = _api()
+    with render.progress() as progress:
+        result = api.profile(model, target=target, repeat=repeat, warmup=warmup, name=name, run=run,
+                             tags=_tags(tag), entry=entry, progress=progress)
+    render.ingest_summary(result)
+    _render(api.top(by="task", coverage=coverage, run=result.run_label), fmt)
+
+
+@app.command()
+def zoo(fmt: FormatOption = OutputFormat.table) -> None:
+    """List the built-in models `hotdb profile` takes by name."""
+    from hotdb.api import Result
+    from hotdb.capture.zoo import ZOO
+
+    _render(Result("built-in models", ["model", "description"], [(m.name, m.description) for m in ZOO.values()]), fmt)
+
+
+@app.command()
 def example(
     coverage: Annotated[float, typer.Option("--coverage", metavar="PCT")] = 90.0,
     fmt: FormatOption = OutputFormat.table,

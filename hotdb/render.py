@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import sys
+from contextlib import contextmanager
 from datetime import datetime
 
 from rich.console import Console
@@ -99,6 +100,21 @@ def ingest_summary(result: LoadResult) -> None:
         _out.print(f"model {result.model}, run {result.run_label}")
     else:
         _out.print(f"model {result.model}")
+
+
+@contextmanager
+def progress():
+    """A progress bar per capture stage; yields the callback the API calls."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bars: dict[str, int] = {}
+    with Progress(TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=_err, transient=False) as bar:
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in bars:
+                bars[stage] = bar.add_task(stage, total=total)
+            bar.update(bars[stage], completed=done, total=total)
+        yield update
 
 
 def error(message: str) -> None:

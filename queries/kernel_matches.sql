@@ -47,7 +47,7 @@ per_kernel AS (
 ),
 -- Rule 1: same symbol as a task of the model (prefixes tvmgen_<mod>_ / vm_mod_ ignored).
 by_name AS (
-    SELECT k.run_id, k.func_name, any_value(t.workload_key) AS workload_key
+    SELECT k.run_id, k.func_name, any_value(coalesce(t.workload_key, 'args ' || t.args_flat)) AS workload_key
     FROM k
     JOIN runs AS r USING (run_id)
     JOIN model_tasks AS t ON t.model_id = r.model_id

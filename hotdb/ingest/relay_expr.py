@@ -35,7 +35,7 @@ _VAR = re.compile(r"%\d+(?=\.\d|[^\w.]|$)|%[\w.]*\w")
 _GLOBAL = re.compile(r"@[\w.]+")
 _NUMBER = re.compile(r"-?(\d+\.\d*|\.\d+|\d+)(e-?\d+)?(f16|f32|f64|f|i8|i16|i32|i64|u8|u32|u64|h)?")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
-_META = re.compile(r"meta\[[\w.]+\]\[\d+\]")
+_META = re.compile(r"(?:meta|metadata)\[\"?[\w.]+\"?\]\[\d+\]")
 _DTYPE = re.compile(r"(u?int|float|bfloat|bool|handle|e4m3_float|e5m2_float)\d*(x\d+)?")
 
 

@@ -59,9 +59,13 @@ def _scalar(store: Store, sql: str, params=None):
     return rows[0][0] if rows else None
 
 
+RUN_META_COLUMNS = ("host", "cpu_model", "cpu_cores", "threads", "os", "python_version", "hotdb_version",
+                    "ir_sha256", "timing_method", "end_to_end_us", "baseline_run_id")
+
+
 def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
          run_label: str | None = None, tags: dict[str, str] | None = None,
-         target: str | None = None) -> LoadResult:
+         target: str | None = None, run_meta: dict | None = None) -> LoadResult:
     """Store parsed files as one build of `model`. items: (source, format name, parsed)."""
     profiles = [(s, f, p) for s, f, p in items if p.role == "profile"]
     if len(profiles) > 1:
@@ -89,19 +93,25 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
             con.rollback()
             return LoadResult(model, None, files)
         if model_id is None:
-            model_id = _scalar(store, "INSERT INTO models VALUES (nextval('model_id_seq'), ?, ?) RETURNING model_id", [model, now])
-        ingest_id = _scalar(store, "INSERT INTO ingests VALUES (nextval('ingest_id_seq'), ?, ?, ?) RETURNING ingest_id",
+            model_id = _scalar(store, "INSERT INTO models (model_id, name, created_at) VALUES (nextval('model_id_seq'), ?, ?) RETURNING model_id", [model, now])
+        ingest_id = _scalar(store, "INSERT INTO ingests (ingest_id, model_id, started_at, hotdb_version) VALUES (nextval('ingest_id_seq'), ?, ?, ?) RETURNING ingest_id",
                             [model_id, now, __version__])
         label = None
         for source, fmt, parsed in new_items:
             source_id = _scalar(store, """
-                INSERT INTO sources VALUES (nextval('source_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO sources (source_id, ingest_id, model_id, path, format, role, content_sha256,
+                                     size_bytes, row_count, warnings)
+                VALUES (nextval('source_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING source_id""",
                 [ingest_id, model_id, str(source.path), fmt, parsed.role, source.sha256, len(source.data),
                  parsed.row_count, parsed.warnings])
             files.append(LoadedFile(str(source.path), fmt, parsed.role, parsed.row_count, source_id, None, parsed.warnings))
             if parsed.role == "profile":
                 label = _new_run(store, model, model_id, ingest_id, source_id, parsed, run_label, tags, target, now)
+                for column, value in (run_meta or {}).items():
+                    if column not in RUN_META_COLUMNS:
+                        raise ValueError(f"unknown run column {column}")
+                    store.con.execute(f"UPDATE runs SET {column} = ? WHERE label = ?", [value, label])
             _store_rows(store, source_id, parsed, label)
         con.commit()
     except BaseException:
@@ -122,7 +132,9 @@ def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id:
         raise UsageError(f"a run labelled {run_label!r} already exists; choose another --run label")
     info = parsed.run
     store.con.execute("""
-        INSERT INTO runs VALUES (nextval('run_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        INSERT INTO runs (run_id, model_id, ingest_id, source_id, label, created_at, target, device,
+                          tvm_version, profile_variant, reported_total_us, tags)
+        VALUES (nextval('run_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         [model_id, ingest_id, source_id, run_label, now, target or info.target, info.device,
          info.tvm_version, info.variant, info.reported_total_us, tags or {}])
     return run_label

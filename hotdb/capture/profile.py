@@ -1,0 +1,216 @@
+"""Live capture with apache-tvm: compile a model, time every kernel call of the Relax VM,
+extract its MetaSchedule tasks, and return the same typed rows an ingestor returns.
+
+Timing method (chosen for accuracy; see bench/README.md for the comparison):
+
+1. one instrumented run records the VM's call sequence: every kernel symbol with its
+   argument shapes and dtypes, and the VM builtins around them;
+2. every distinct (symbol, argument shapes) is timed on its own with the runtime's
+   `time_evaluator` on fresh tensors (`repeat` samples after `warmup` runs, each sample
+   averaging enough calls to last `min_repeat_ms`): this excludes the ~2 us the
+   Python instrument callback adds to every call;
+3. the whole model is timed with the VM's own `time_evaluator` (no instrument), so the
+   sum of kernel medians can be checked against the end-to-end median.
+
+VM builtins (alloc, reshape views, shape checks) are recorded as non-kernel nodes of
+time 0 (what the instrumented run measures for them is mostly the callback itself); the
+end-to-end median minus the sum of kernel medians, when positive, is one non-kernel node
+`vm.overhead`, so that a run's total is the model's measured time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from hotdb import __version__
+from hotdb.errors import UsageError
+from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow, TaskRow
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class Capture:
+    model: str
+    profile: Parsed
+    tasks: Parsed
+    ir_script: str
+    run_meta: dict = field(default_factory=dict)
+    #: sum over kernel calls of what the instrument callback measured (the baseline method)
+    instrumented_kernel_us: float = 0.0
+
+
+def parse_target(text: str | None):
+    """A tvm Target from a short name (`llvm`, `cuda`) or a JSON dict; llvm gets the
+    host's core count, which MetaSchedule needs."""
+    import tvm
+
+    cores = os.cpu_count() or 1
+    if not text or text == "llvm":
+        spec = {"kind": "llvm", "num-cores": cores}
+    elif text.strip().startswith("{"):
+        try:
+            spec = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--target: not valid JSON: {exc.msg}") from None
+    elif text in ("cuda", "rocm", "metal", "vulkan", "opencl"):
+        spec = {"kind": text, "host": {"kind": "llvm"}}
+    else:
+        raise UsageError(f"--target {text!r}: use a short name (llvm, cuda, ...) or a JSON dict such as "
+                         '\'{"kind": "llvm", "num-cores": 2}\'')
+    if spec.get("kind") == "llvm":
+        spec.setdefault("num-cores", cores)
+    try:
+        return tvm.target.Target(spec)
+    except Exception as exc:
+        raise UsageError(f"--target {text!r}: TVM rejects it: {exc}") from None
+
+
+def device_for(target):
+    import tvm
+
+    kind = target.kind.name
+    dev = tvm.device(kind if kind != "llvm" else "cpu", 0)
+    if not dev.exist:
+        raise UsageError(f"target {kind}: no {kind} device on this machine")
+    return dev
+
+
+FUSE_PASSES = ("LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR")
+
+
+def fuse(mod, target):
+    """Legalize and fuse, stopping before VM lowering: the module tasks are extracted
+    from and compiled from, so that kernel and task names agree."""
+    import tvm
+    from tvm import relax
+
+    seq = tvm.transform.Sequential([getattr(relax.transform, name)() for name in FUSE_PASSES])
+    with target:
+        return seq(mod)
+
+
+def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: int = 20,
+            progress: Progress | None = None) -> Capture:
+    import numpy as np
+    import tvm
+    from tvm import relax
+
+    from hotdb.capture.models import input_arrays
+    from hotdb.capture.tasks import task_rows
+
+    progress = progress or (lambda stage, done, total: None)
+    dev = device_for(target)
+    progress("compile", 0, 1)
+    fused = fuse(loaded.mod, target)
+    tasks = task_rows(fused, target)
+    executable = tvm.compile(fused, target=target, relax_pipeline=relax.get_default_pipeline(target))
+    vm = relax.VirtualMachine(executable, dev)
+    progress("compile", 1, 1)
+    inputs = [tvm.runtime.tensor(a, dev) for a in input_arrays(loaded.mod, loaded.entry)]
+
+    for i in range(warmup):
+        progress("warm-up", i, warmup)
+        vm[loaded.entry](*inputs)
+    progress("warm-up", warmup, warmup)
+
+    sequence = _record_calls(vm, loaded.entry, inputs, dev)
+    kernels = executable.mod.imports[0]
+    signatures = sorted({(c["symbol"], c["shapes"], c["dtypes"]) for c in sequence if c["kernel"]})
+    samples: dict[tuple, list[float]] = {}
+    for i, (symbol, shapes, dtypes) in enumerate(signatures):
+        progress("kernels", i, len(signatures))
+        args = [tvm.runtime.tensor(np.zeros(s, dtype=d), dev) for s, d in zip(shapes, dtypes)]
+        timer = kernels.time_evaluator(symbol, dev, number=1, repeat=repeat, min_repeat_ms=min_repeat_ms)
+        samples[(symbol, shapes, dtypes)] = [t * 1e6 for t in timer(*args).results]
+    progress("kernels", len(signatures), len(signatures))
+
+    progress("end-to-end", 0, 1)
+    fresh = relax.VirtualMachine(executable, dev)  # no instrument: nothing added per call
+    whole = fresh.time_evaluator(loaded.entry, dev, number=1, repeat=repeat, min_repeat_ms=min_repeat_ms)
+    end_to_end = [t * 1e6 for t in whole(*inputs).results]
+    progress("end-to-end", 1, 1)
+
+    kernel_total = sum(float(np.median(samples[(c["symbol"], c["shapes"], c["dtypes"])]))
+                       for c in sequence if c["kernel"])
+    profile = Parsed(role="profile", run=RunInfo(device=str(dev), target=json.dumps(dict(target.export()), sort_keys=True, default=str),
+                                                 tvm_version=tvm.__version__, variant="live capture"))
+    for index, call in enumerate(sequence):
+        key = (call["symbol"], call["shapes"], call["dtypes"])
+        # A builtin's instrumented time is mostly the callback's own overhead: it counts 0,
+        # and what the VM spends outside kernels goes to the one `vm.overhead` node below.
+        times = samples.get(key) or [0.0]
+        node = NodeRow(
+            node_index=index, node_name=call["symbol"], func_name=call["symbol"],
+            time_us=float(np.median(times)), input_shapes=[list(s) for s in call["shapes"][:-1]] if call["kernel"] else None,
+            input_dtypes=list(call["dtypes"][:-1]) if call["kernel"] else None,
+            out_shape=list(call["shapes"][-1]) if call["kernel"] and call["shapes"] else None,
+            out_dtype=call["dtypes"][-1] if call["kernel"] and call["dtypes"] else None,
+            num_inputs=len(call["shapes"]) - 1 if call["kernel"] else None, device=str(dev), is_kernel=call["kernel"],
+        ).derive()
+        if not call["kernel"]:
+            node.kernel_family = "vm_builtin"
+        profile.nodes.append(node)
+        if key in samples:
+            profile.samples += [SampleRow(index, k, t) for k, t in enumerate(times)]
+    overhead = float(np.median(end_to_end)) - kernel_total
+    if overhead > 0:
+        profile.nodes.append(NodeRow(node_index=len(sequence), node_name="vm.overhead", func_name="vm.overhead",
+                                     time_us=overhead, device=str(dev), is_kernel=False, kernel_family="vm_builtin"))
+    meta = {
+        "host": socket.gethostname(), "cpu_model": _cpu_model(), "cpu_cores": os.cpu_count(),
+        "threads": int(os.environ.get("TVM_NUM_THREADS") or os.cpu_count() or 1), "os": platform.platform(),
+        "python_version": platform.python_version(), "hotdb_version": __version__, "ir_sha256": loaded.ir_sha256,
+        "timing_method": f"time_evaluator per (kernel, shapes): repeat={repeat}, min_repeat_ms={min_repeat_ms}, warmup={warmup}",
+        "end_to_end_us": end_to_end,
+    }
+    instrumented = sum(c["instrumented_us"] for c in sequence if c["kernel"])
+    return Capture(loaded.name, profile, tasks, loaded.script, meta, instrumented)
+
+
+def _record_calls(vm, entry: str, inputs, dev) -> list[dict]:
+    """One instrumented run: every VM call in order, with argument shapes and dtypes."""
+    from tvm import relax
+
+    calls: list[dict] = []
+    started: list[float] = []
+
+    def instrument(func, symbol, before_run, ret_value, *args):
+        if before_run:
+            tensors = [a for a in args if hasattr(a, "shape") and hasattr(a, "dtype")]
+            calls.append({"symbol": str(symbol), "kernel": not str(symbol).startswith("vm.builtin."),
+                          "shapes": tuple(tuple(int(d) for d in a.shape) for a in tensors),
+                          "dtypes": tuple(str(a.dtype) for a in tensors)})
+            dev.sync()
+            started.append(time.perf_counter())
+        else:
+            dev.sync()
+            calls[len(started) - 1]["instrumented_us"] = (time.perf_counter() - started[-1]) * 1e6
+        return relax.VMInstrumentReturnKind.NO_OP
+
+    vm.set_instrument(instrument)
+    vm[entry](*inputs)
+    for call in calls:
+        call.setdefault("instrumented_us", 0.0)
+    return calls
+
+
+def _cpu_model() -> str | None:
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def python_info() -> str:
+    return sys.version.split()[0]
