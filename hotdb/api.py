@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from hotdb.errors import UsageError
+from hotdb.errors import CaptureError, HotdbError, UsageError
 from hotdb.ingest import detect, get
 from hotdb.ingest.base import FOLDER_FILES, Source
 from hotdb.store.connection import Store
@@ -122,7 +122,13 @@ class Hotdb:
 
         loaded = load_model(model, entry)
         target_obj = parse_target(target)
-        result = capture(loaded, target_obj, repeat=repeat, warmup=warmup, progress=progress)
+        try:
+            result = capture(loaded, target_obj, repeat=repeat, warmup=warmup, progress=progress)
+        except HotdbError:
+            raise
+        except Exception as exc:  # TVM raises its own error types; say where it failed
+            raise CaptureError(f"{model}: apache-tvm failed to compile or run it: {type(exc).__name__}: "
+                               f"{str(exc).strip().splitlines()[-1] if str(exc).strip() else ''} (--debug shows the traceback)") from exc
         stamp = f"{loaded.source} {datetime.now(timezone.utc).isoformat()} {target_obj}"
         profile_source = Source(Path(f"capture:{loaded.source}"), stamp.encode())
         ir_source = Source(Path(f"capture:{loaded.source}.relax.py"), loaded.script.encode())

@@ -29,3 +29,7 @@ class UsageError(HotdbError):
 
 class DatabaseError(HotdbError):
     """The database cannot be opened or written (locked, newer schema, ...)."""
+
+
+class CaptureError(HotdbError):
+    """TVM failed to import, compile or run a model during live capture."""

@@ -233,3 +233,38 @@ def test_lenient_task_listing():
     assert json.loads(dense.task_args)[1] == ["TENSOR", [4096, 25088], "float32"]
     assert dense.workload_key == "dense float32 d=1x25088 w=4096x25088"
     assert any("Extracted 4 tasks" in w for w in parsed.warnings) and any("tensors only" in w for w in parsed.warnings)
+
+
+MALFORMED = {
+    "graph.json": ('{"nodes": [{"op": "tvm_op", "name": "k", "attrs": {"func_name": "k"}, "inputs": [[5, 0, 0]]}], '
+                   '"arg_nodes": [], "attrs": {"shape": ["list_shape", [[1, 2]]]}, "node_row_ptr": [0, 1]}', "shape list"),
+    "v01.log": ('{"i": ["llvm", "topi_nn_conv2d", [["TENSOR", [1, 3, 8, 8], "float32"]], {}, "not a list", {}], "r": [[1e-3], 0, 1.0, 1], "v": 0.1}\n',
+                "expected i = [target"),
+    "bad.relax.py": ('@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 3), dtype="float32")) -> R.Tensor((1, 3), dtype="float32"):\n'
+                     '        lv: R.Tensor((1, 3), dtype="float32") = R.nn.relu(x\n', "bad.relax.py:5"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_malformed_issue3_formats(cli, db, tmp_path, vgg16, name):
+    cli("ingest", vgg16["table"], "--model", "m")
+    before = table_counts(db)
+    text, message = MALFORMED[name]
+    path = tmp_path / name
+    path.write_text(text)
+    result = cli("ingest", path, "--model", "m")
+    assert result.code == 1 and message in result.err.replace("\n", ""), result.err
+    assert "Traceback" not in result.err and table_counts(db) == before
+
+
+def test_malformed_metaschedule_database(cli, db, tmp_path, vgg16):
+    cli("ingest", vgg16["table"], "--model", "m")
+    before = table_counts(db)
+    folder = tmp_path / "db"
+    folder.mkdir()
+    src = DATA / "ms-database/small_convnet"
+    (folder / "database_workload.json").write_text((src / "database_workload.json").read_text())
+    (folder / "database_tuning_record.json").write_text('[7, [[], [1e-5], null, null]]\n')
+    result = cli("ingest", folder, "--model", "m")
+    assert result.code == 1 and "database_tuning_record.json:1" in result.err and "workload index 7" in result.err
+    assert table_counts(db) == before
