@@ -22,7 +22,7 @@ import json
 import re
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import Parsed, TaskRow, TuningRecordRow
+from hotdb.ingest.rows import Parsed, TaskRow, measured_record
 from hotdb.workload import WorkloadError, conv_workload, dense_workload
 
 _HASH = re.compile(r"^[0-9a-f]{32}$")
@@ -67,12 +67,8 @@ class AnsorLog:
                 index = len(parsed.tasks)
                 tasks[(key_text, target)] = index
                 parsed.tasks.append(self._task(parsed, index, key, key_text, target, line_no, source))
-            costs, error_no, all_cost, timestamp = (list(result) + [None] * 4)[:4]
-            parsed.records.append(TuningRecordRow(
-                line_no=line_no, task_index=index, config_index=None,
-                costs_s=[float(c) for c in costs] if isinstance(costs, list) else None,
-                error_no=error_no, all_cost_s=all_cost, timestamp=timestamp, target=target,
-                tvm_version=record.get("v"), raw_line=raw))
+            parsed.records.append(measured_record(source, line_no, raw, index, result, target=target,
+                                                  tvm_version=record.get("v")))
         if not parsed.tasks:
             raise source.error(None, "no auto_scheduler records found")
         return parsed

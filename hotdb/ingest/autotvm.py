@@ -25,7 +25,7 @@ import json
 import re
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import Parsed, TaskRow, TuningRecordRow
+from hotdb.ingest.rows import Parsed, TaskRow, measured_record
 from hotdb.workload import WorkloadError, from_autotvm_task, task_template
 
 _REPR = re.compile(r"Task\(func_name=([\w.]+),\s*args=")
@@ -148,23 +148,21 @@ class AutotvmTasks:
         try:
             target, name, args, kwargs = record["input"][:4]
             config = record.get("config") or {}
-            costs, error_no, all_cost, timestamp = record["result"][:4]
+            result = record["result"]
         except (ValueError, TypeError, KeyError) as exc:
             raise source.error(line_no, f"malformed v0.2 record: {exc}", field="input/result") from None
         if not isinstance(name, str) or not isinstance(args, list):
             raise source.error(line_no, "expected input = [target, task_name, args, kwargs]", field="input")
         index = self._task(source, parsed, tasks, line_no, name, args, kwargs, target)
-        parsed.records.append(TuningRecordRow(
-            line_no=line_no, task_index=index, config_index=config.get("index"),
-            costs_s=[float(c) for c in costs] if isinstance(costs, list) else None,
-            error_no=error_no, all_cost_s=all_cost, timestamp=timestamp, target=target,
-            tvm_version=record.get("tvm_version"), raw_line=raw))
+        parsed.records.append(measured_record(source, line_no, raw, index, result, target=target,
+                                              tvm_version=record.get("tvm_version"),
+                                              config_index=config.get("index") if isinstance(config, dict) else None))
 
 
     def _record_v01(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, raw: str, record: dict) -> None:
         try:
             target, name, args, kwargs, workload, config = record["i"][:6]
-            costs, error_no, all_cost, timestamp = record["r"][:4]
+            result = record["r"]
         except (ValueError, TypeError) as exc:
             raise source.error(line_no, f"malformed v0.1 record: {exc}", field="i/r") from None
         if not isinstance(name, str) or not isinstance(args, list) or not isinstance(workload, list):
@@ -173,11 +171,8 @@ class AutotvmTasks:
                            canonical_args=_v01_workload_args(workload))
         if isinstance(config, dict) and config.get("t") == "winograd":
             parsed.tasks[index].variant = "winograd"
-        parsed.records.append(TuningRecordRow(
-            line_no=line_no, task_index=index, config_index=config.get("i") if isinstance(config, dict) else None,
-            costs_s=[float(c) for c in costs] if isinstance(costs, list) else None,
-            error_no=error_no, all_cost_s=all_cost, timestamp=timestamp, target=target,
-            tvm_version="v0.1", raw_line=raw))
+        parsed.records.append(measured_record(source, line_no, raw, index, result, target=target, tvm_version="v0.1",
+                                              config_index=config.get("i") if isinstance(config, dict) else None))
 
 
 def _v01_workload_args(workload: list) -> list:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 from hotdb.ingest.base import DUMP_FILES, Source
+from hotdb.ingest.graph_json import load_json_value
 from hotdb.ingest.rows import GraphNodeRow, NodeRow, Parsed, RunInfo, derive_kernel_columns
 
 
@@ -80,12 +81,7 @@ class DebugDump:
 
 
 def _load(source: Source) -> dict:
-    try:
-        value = json.loads(source.text)
-        if isinstance(value, str):  # TVM <= 0.6: a JSON string literal holding the graph
-            value = json.loads(value)
-    except json.JSONDecodeError as exc:
-        raise source.error(exc.lineno, f"expected JSON: {exc.msg} at column {exc.colno}") from None
+    value = load_json_value(source)
     if not isinstance(value, dict):
         raise source.error(None, "expected a JSON object")
     return value

@@ -35,13 +35,19 @@ class GraphJson:
         return parsed
 
 
-def load_json(source: Source) -> dict:
+def load_json_value(source: Source):
+    """The file's JSON value; TVM <= 0.6 wrote graphs as a JSON string literal holding the JSON."""
     try:
         value = json.loads(source.text)
-        if isinstance(value, str):  # TVM <= 0.6 dumped the graph as a JSON string literal
+        if isinstance(value, str):
             value = json.loads(value)
     except json.JSONDecodeError as exc:
-        raise source.error(exc.lineno, f"expected graph JSON: {exc.msg} at column {exc.colno}") from None
+        raise source.error(exc.lineno, f"expected JSON: {exc.msg} at column {exc.colno}") from None
+    return value
+
+
+def load_json(source: Source) -> dict:
+    value = load_json_value(source)
     if not isinstance(value, dict) or not isinstance(value.get("nodes"), list):
         raise source.error(None, "expected a graph JSON object with a \"nodes\" list", field="nodes")
     return value

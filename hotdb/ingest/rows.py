@@ -156,6 +156,27 @@ class TuningRecordRow:
     raw_line: str
 
 
+def measured_record(source, line_no: int, raw: str, task_index: int, result, *, target=None,
+                    tvm_version=None, config_index=None) -> TuningRecordRow:
+    """A tuning record from AutoTVM's and auto_scheduler's `[costs_s, error_no, all_cost_s,
+    timestamp]` result list, checked: bad values are a ParseError on their line."""
+    if not isinstance(result, list) or len(result) < 2:
+        raise source.error(line_no, "expected a result [costs, error_no, all_cost, timestamp]", field="result")
+    costs, error_no, all_cost, timestamp = (list(result) + [None] * 4)[:4]
+    try:
+        costs = [float(c) for c in costs] if isinstance(costs, list) else None
+        error_no = int(error_no) if error_no is not None else None
+        all_cost = float(all_cost) if all_cost is not None else None
+        timestamp = float(timestamp) if timestamp is not None else None
+        config_index = int(config_index) if config_index is not None else None
+    except (TypeError, ValueError):
+        raise source.error(line_no, f"expected numbers in the result, found {json.dumps(result)[:60]}", field="result") from None
+    return TuningRecordRow(line_no=line_no, task_index=task_index, config_index=config_index, costs_s=costs,
+                           error_no=error_no, all_cost_s=all_cost, timestamp=timestamp,
+                           target=str(target) if target is not None else None,
+                           tvm_version=tvm_version, raw_line=raw)
+
+
 @dataclass
 class RunInfo:
     """What a profile says about the session that produced it."""
