@@ -204,6 +204,66 @@ class Hotdb:
                      f"not tunable {not_tunable or 0:.1f} %")
         return notes
 
+    def export(self, *, to: str, coverage: float | None = 90.0, run: str | None = None, model: str | None = None,
+               log: str | Path | None = None):
+        """The tasks a coverage cut selects, rendered for a tuner (see hotdb/export.py)."""
+        from hotdb import export
+
+        if to not in export.FORMATS:
+            raise UsageError(f"--to must be one of {', '.join(export.FORMATS)}, not {to!r}")
+        with self._store() as store:
+            run_id, label = self.resolve_run(store, run, model)
+            result = self._report(store, "selection", "export_selection", {"run_id": run_id, "coverage_pct": coverage})
+            selection = result.records()
+            for row in selection:  # keep args as the JSON text stored (and written) by the ingestors
+                if row["task_args"] is not None:
+                    row["task_args"] = json.dumps(row["task_args"], separators=(", ", ": ")) if row["tuner"] == "autotvm" else \
+                        store.con.execute("SELECT any_value(task_args) FROM tasks WHERE task_name = ? AND task_index = ? AND source_id = ?",
+                                          [row["task_name"], row["task_index"], row["source_id"]]).fetchall()[0][0]
+            model_id = store.con.execute("SELECT model_id FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]
+            tuner = {"autotvm-log": "autotvm", "ansor-log": "auto_scheduler"}.get(to)
+            lines, order = None, None
+            if tuner and log is not None:
+                lines = export.filter_log(Path(log), selection, tuner)
+            elif tuner:
+                keys = [f"{r['task_name']} {r['task_args']}" for r in selection if r["tuner"] == tuner]
+                lines = [row[0] for row in store.con.execute(store.report_sql("export_records"),
+                                                             {"model_id": model_id, "tuner": tuner, "tasks": keys}).fetchall()]
+            if to == "tvmc-tasks":
+                order = self._listing_order(store, model_id, selection)
+            text = export.render(to, selection, lines, order)
+        workloads = {r["workload"]: r["share_pct"] for r in selection}
+        covered = sum(workloads.values())
+        notes = [f"run {label}: {len(workloads)} workloads cover {covered:.1f} %, "
+                 f"{sum(1 for r in selection if r['task_name'])} tasks selected"]
+        untuned = sorted({r["task_name"] for r in selection if r["task_name"] and not r["records"]})
+        if untuned:
+            notes.append(f"{len(untuned)} selected tasks have no tuning record: {', '.join(untuned)}")
+        taskless = [r["workload"] for r in selection if r["task_name"] is None]
+        if taskless:
+            notes.append(f"{len(taskless)} selected workloads have no task of the model: {'; '.join(taskless)}")
+        if lines is not None:
+            notes.append(f"{len(lines)} tuning records written")
+        return export.Export(text, selection, covered, notes)
+
+    @staticmethod
+    def _listing_order(store: Store, model_id: int, selection: list[dict]) -> list[int]:
+        """tvmc tune --tasks indices: positions in a printed task list (extraction order)."""
+        listings = store.con.execute("""
+            SELECT s.source_id, s.path FROM sources AS s
+            WHERE s.model_id = ? AND s.role = 'tasks' AND s.format = 'autotvm-tasks'
+              AND NOT EXISTS (SELECT 1 FROM tuning_records AS r WHERE r.source_id = s.source_id)
+            ORDER BY s.source_id DESC""", [model_id]).fetchall()
+        wanted = [(r["task_name"], r["task_args"]) for r in selection if r["tuner"] == "autotvm"]
+        for source_id, _ in listings:
+            index = {(n, a): i for n, a, i in store.con.execute(
+                "SELECT task_name, task_args, task_index FROM tasks WHERE source_id = ?", [source_id]).fetchall()}
+            if wanted and all(w in index for w in wanted):
+                return sorted(index[w] for w in wanted)
+        raise UsageError("tvmc numbers tasks in the order it extracts them, which hotdb knows only from a printed "
+                         "task list (Task(...) reprs in extraction order) holding every selected task; this model "
+                         "has none. Ingest one, or export --to autotvm-tasks")
+
     def matches(self, *, run: str | None = None, model: str | None = None) -> Result:
         """Every node of a run with its task or candidates, method and confidence."""
         with self._store() as store:

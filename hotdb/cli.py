@@ -96,6 +96,28 @@ def top(
 
 
 @app.command()
+def export(
+    to: Annotated[str, typer.Option("--to", help="autotvm-log, autotvm-tasks, ansor-log, tvmc-tasks, metaschedule, json or csv.")],
+    coverage: Annotated[Optional[float], typer.Option("--coverage", metavar="PCT", help="Select the fewest tasks covering PCT % (default 90).")] = 90.0,
+    run: RunOption = None,
+    model: ModelOption = None,
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of standard output.")] = None,
+    log: Annotated[Optional[Path], typer.Option("--log", help="Filter this tuning log instead of the ingested records.")] = None,
+) -> None:
+    """Export the tasks that cover most of a run's time, in a tuner's own format."""
+    from hotdb import render
+
+    result = _api().export(to=to, coverage=coverage, run=run, model=model, log=log)
+    if output is None:
+        sys.stdout.write(result.text)
+    else:
+        output.write_text(result.text)
+        render.info(f"wrote {output}")
+    for note in result.notes:
+        render.note(note)
+
+
+@app.command()
 def matches(run: RunOption = None, model: ModelOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """Every node of a run: its task or candidates, the rule that matched it, how sure."""
     _render(_api().matches(run=run, model=model), fmt)

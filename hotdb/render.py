@@ -117,6 +117,11 @@ def progress():
         yield update
 
 
+def note(message: str) -> None:
+    """A remark on standard error, so that standard output stays the exported data."""
+    _err.print(f"[dim]{escape(message)}[/dim]", highlight=False)
+
+
 def error(message: str) -> None:
     _err.print(f"[bold red]error:[/bold red] {escape(message)}", highlight=False, soft_wrap=True)
 
