@@ -141,6 +141,67 @@ class Hotdb:
             return load(store, name or loaded.name, items, run_label=run, tags=tags,
                         target=result.profile.run.target, run_meta=result.run_meta)
 
+    def tune(self, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
+             work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,
+             progress=None) -> Result:
+        """Tune only the tasks covering `coverage` % of the model's latest run for `target`
+        with MetaSchedule, re-profile with the database applied, and compare (hotdb/tune.py)."""
+        from hotdb import tune as tuning
+        from hotdb.capture.models import load_model
+        from hotdb.capture.profile import capture, parse_target
+        from hotdb.ingest.ms_database import MsDatabase
+        from hotdb.ingest.relax import RelaxScript
+
+        loaded = load_model(model)
+        target_obj = parse_target(target)
+        target_json = json.dumps(dict(target_obj.export()), sort_keys=True, default=str)
+        with self._store(create=True) as store:
+            rows = store.con.execute("""
+                SELECT r.run_id, r.label FROM runs AS r JOIN models AS m USING (model_id)
+                WHERE m.name = ? AND r.target = ? ORDER BY r.run_id DESC LIMIT 1""", [loaded.name, target_json]).fetchall()
+        if not rows:
+            self.profile(model, target=target, repeat=repeat, progress=progress)
+            with self._store() as store:
+                rows = store.con.execute("""
+                    SELECT r.run_id, r.label FROM runs AS r JOIN models AS m USING (model_id)
+                    WHERE m.name = ? ORDER BY r.run_id DESC LIMIT 1""", [loaded.name]).fetchall()
+        baseline_id, baseline_label = rows[0]
+        with self._store() as store:
+            selection = self._report(store, "selection", "export_selection",
+                                     {"run_id": baseline_id, "coverage_pct": coverage}).records()
+        tune_plan = tuning.plan(selection, trials, per_task_max)
+        work = Path(work_dir or f"hotdb-tune-{loaded.name}")
+        finished = tuning.tune(loaded, target_obj, tune_plan, work, progress)
+        try:
+            result = capture(loaded, target_obj, repeat=repeat, progress=progress, apply=tuning.applier(work, target_obj))
+        except HotdbError:
+            raise
+        except Exception as exc:
+            raise CaptureError(f"{model}: re-profiling with the tuned database failed: {type(exc).__name__}: {exc}") from exc
+        stamp = f"{loaded.source} tuned {datetime.now(timezone.utc).isoformat()}"
+        ir_source = Source(Path(f"capture:{loaded.source}.relax.py"), loaded.script.encode())
+        task_source = Source(Path(f"capture:{loaded.source}.tasks"), "\n".join(
+            f"{t.task_name} {t.task_args} {t.target}" for t in result.tasks.tasks).encode())
+        items = [(Source(Path(f"capture:{loaded.source}"), stamp.encode()), "live-capture", result.profile),
+                 (ir_source, "relax", RelaxScript().parse(ir_source)),
+                 (task_source, "meta_schedule", result.tasks)]
+        if (work / "database_workload.json").exists():
+            database = Source.read(work)
+            items.append((database, "ms-database", MsDatabase().parse(database)))
+        tags = {"tuned_from": baseline_label, "trials": str(tune_plan.trials), "coverage_pct": f"{coverage:g}"}
+        if not finished:
+            tags["interrupted"] = "true"
+        with self._store() as store:
+            loaded_result = load(store, loaded.name, items, tags=tags, target=result.profile.run.target,
+                                 run_meta={**result.run_meta, "baseline_run_id": baseline_id})
+            tuned_id = store.con.execute("SELECT run_id FROM runs WHERE label = ?", [loaded_result.run_label]).fetchall()[0][0]
+            compare = self._report(store, f"{baseline_label} -> {loaded_result.run_label}: tuned {len(tune_plan.task_names)} "
+                                   f"tasks, {tune_plan.trials} trials", "tune_compare",
+                                   {"baseline": baseline_id, "tuned": tuned_id, "tasks": tune_plan.task_names})
+        compare.notes = [f"database: {work}", f"run {loaded_result.run_label} (baseline {baseline_label})"] + \
+            ([] if finished else ["tuning was interrupted: the records tuned so far were applied"])
+        return compare
+
     # -- reading --------------------------------------------------------------------------
     def _query(self, store: Store, title: str, sql: str, params: dict | None = None) -> Result:
         cursor = store.con.execute(sql, params or {})

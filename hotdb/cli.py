@@ -184,6 +184,26 @@ def profile(
 
 
 @app.command()
+def tune(
+    model: Annotated[str, typer.Argument(help="A zoo name, an .onnx file, or path/to/file.py:function.")],
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Tune the fewest tasks covering PCT % of runtime.")] = 90.0,
+    trials: Annotated[int, typer.Option("--trials", help="Trial budget for all selected tasks together.")] = 64,
+    per_task_max: Annotated[Optional[int], typer.Option("--per-task-max", help="At most this many trials per task.")] = None,
+    work_dir: Annotated[Optional[Path], typer.Option("--work-dir", help="Where the MetaSchedule database is kept (default ./hotdb-tune-MODEL).")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="As for `hotdb profile`.")] = None,
+    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples when profiling.")] = 3,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Tune only the hotspot tasks with MetaSchedule, then re-profile and compare."""
+    from hotdb import render
+
+    with render.progress() as progress:
+        result = _api().tune(model, coverage=coverage, trials=trials, per_task_max=per_task_max,
+                             work_dir=work_dir, target=target, repeat=repeat, progress=progress)
+    _render(result, fmt)
+
+
+@app.command()
 def zoo(fmt: FormatOption = OutputFormat.table) -> None:
     """List the built-in models `hotdb profile` takes by name."""
     from hotdb.api import Result

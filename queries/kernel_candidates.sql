@@ -2,7 +2,8 @@
 -- (ladder rule 2) is compared on all of them: its flattened argument dims against a
 -- task's, or its logical data, weight and output shapes against a workload's. Only when
 -- that finds nothing, or the shapes are unknown (printed debug table), is it compared on
--- op family and logical output shape alone (rule 3).
+-- op family and logical output shape alone (rule 3). A canonical workload that agrees
+-- with the input shapes makes an 'args' key of the same kernel redundant: it is dropped.
 --
 -- @column run_id         the run
 -- @column func_name      kernel symbol
@@ -26,4 +27,6 @@ WITH pairs AS (
 SELECT run_id, func_name, workload_key, by_inputs, ir_calls, first_ir_index, flops
 FROM pairs
 WHERE (by_inputs OR by_output)
-QUALIFY by_inputs OR NOT bool_or(by_inputs) OVER (PARTITION BY run_id, func_name);
+QUALIFY (by_inputs OR NOT bool_or(by_inputs) OVER (PARTITION BY run_id, func_name))
+    AND NOT (workload_key LIKE 'args %'
+             AND bool_or(by_inputs AND workload_key NOT LIKE 'args %') OVER (PARTITION BY run_id, func_name));

@@ -1,6 +1,8 @@
 -- One row per matched kernel: the tuning task(s) of its model that compute its workload.
--- When several tasks share a workload (a direct and a winograd template), the task whose
--- template the kernel's symbol shows is preferred, then the first by name; all are listed.
+-- When several tasks share a workload (a direct and a winograd template, a named task and
+-- a database entry), the task named like the kernel is preferred, then the one whose
+-- template the kernel's symbol shows, then the first by name; all are listed.
+-- Tasks known only by argument dims (auto_scheduler, MetaSchedule) join on the kernel's.
 --
 -- @column run_id       the run
 -- @column func_name    kernel symbol
@@ -13,13 +15,16 @@ CREATE OR REPLACE VIEW kernel_tasks AS
 WITH options AS (
     SELECT m.run_id, m.func_name, m.workload_key, t.tuner, t.task_name, t.task_args,
            row_number() OVER (PARTITION BY m.run_id, m.func_name
-                              ORDER BY (t.variant IS NOT DISTINCT FROM k.kernel_variant) DESC,
+                              ORDER BY (regexp_replace(t.task_name, '^(tvmgen_[A-Za-z0-9]+_|vm_mod_)', '')
+                                        = regexp_replace(m.func_name, '^(tvmgen_[A-Za-z0-9]+_|vm_mod_)', '')) DESC,
+                                       (t.variant IS NOT DISTINCT FROM k.kernel_variant) DESC,
                                        t.task_name, t.first_source_id) AS preference
     FROM kernel_matches AS m
     JOIN run_kernels AS k USING (run_id, func_name)
     JOIN runs AS r USING (run_id)
     LEFT JOIN model_tasks AS t ON t.model_id = r.model_id
-          AND coalesce(t.workload_key, 'args ' || t.args_flat) = m.workload_key
+          AND (coalesce(t.workload_key, 'args ' || t.args_flat) = m.workload_key
+               OR t.args_flat = k.args_flat)
     WHERE m.workload_key IS NOT NULL
 )
 SELECT run_id, func_name, workload_key,

@@ -98,7 +98,9 @@ def fuse(mod, target):
 
 
 def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: int = 20,
-            progress: Progress | None = None) -> Capture:
+            progress: Progress | None = None, apply=None) -> Capture:
+    """Capture one run. `apply(fused_module) -> module` changes what is compiled (hotdb
+    tune applies its tuning database there); tasks always come from the fused module."""
     import numpy as np
     import tvm
     from tvm import relax
@@ -111,7 +113,8 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
     progress("compile", 0, 1)
     fused = fuse(loaded.mod, target)
     tasks = task_rows(fused, target)
-    executable = tvm.compile(fused, target=target, relax_pipeline=relax.get_default_pipeline(target))
+    compiled = apply(fused) if apply is not None else fused
+    executable = tvm.compile(compiled, target=target, relax_pipeline=relax.get_default_pipeline(target))
     vm = relax.VirtualMachine(executable, dev)
     progress("compile", 1, 1)
     inputs = [tvm.runtime.tensor(a, dev) for a in input_arrays(loaded.mod, loaded.entry)]

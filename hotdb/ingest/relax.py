@@ -20,7 +20,7 @@ import re
 from hotdb.ingest.base import Source
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader
 from hotdb.ingest.rows import IrCallRow, Parsed
-from hotdb.workload import WorkloadError, flat_dims, from_relay_call, relay_op_family
+from hotdb.workload import WorkloadError, flat_dims, from_kernel_args, from_relay_call, relay_op_family
 from hotdb.workload.families import sblock_family
 
 _PRIM_DEF = re.compile(r"^def\s+(\w+)\s*\(")
@@ -166,6 +166,11 @@ class RelaxScript:
             line_no=line_no, op_family=family, primfunc=callee,
             out_shape_logical=result[0] if result else None)
         row.args_flat = flat_dims(arg_shapes + ([result[0]] if result else [None]))
+        if row.args_flat is not None:
+            workload = from_kernel_args(family, [(s, d or "float32") for s, d in zip(arg_shapes + [result[0]], row.arg_dtypes + [result[1]])])
+            if workload is not None:
+                row.op_family, row.workload_key = workload.family, parsed.add_workload(workload)
+                row.out_shape_logical = list(workload.out)
         parsed.ir_calls.append(row)
 
 

@@ -390,3 +390,38 @@ def flat_dims(shapes: Sequence[Sequence[int] | None]) -> str | None:
     if not shapes or any(s is None for s in shapes):
         return None
     return ",".join(str(int(d)) for s in shapes for d in s)
+
+
+def from_kernel_args(family: str | None, args: list[tuple[list[int], str]]):
+    """The canonical workload of a TIR kernel from its argument shapes alone, or None.
+
+    Dense and matmul always; a convolution when exactly one stride and symmetric padding
+    explain its output size (dilation 1). What a kernel's IR says is checked against it
+    by the matcher (a name match and a shape match must agree)."""
+    if family is None or len(args) < 3 and family not in ("matmul", "dense"):
+        return None
+    shapes, dtype = [s for s, _ in args], args[0][1]
+    try:
+        if family in ("matmul", "dense") and len(shapes) >= 3 and len(shapes[0]) == 2 and len(shapes[1]) == 2:
+            (m, k), w = shapes[0], shapes[1]
+            weight = (w[1], w[0]) if w[0] == k else tuple(w)  # Relax passes the weight as (K, N)
+            return dense_workload((m, k), weight, dtype)
+        if family in ("conv2d", "depthwise_conv2d"):
+            operands = logical_operands("conv2d", shapes[:-1])
+            if operands is None or len(shapes[-1]) != 4:
+                return None
+            data, weight = operands
+            out = tuple(shapes[-1])
+            groups = data[1] // weight[1] if weight[1] and data[1] % weight[1] == 0 else 1
+            found = []
+            for stride in (1, 2, 3, 4):
+                for pad in range(0, max(weight[2], weight[3]) + 1):
+                    if all((x + 2 * pad - k) // stride + 1 == o for x, k, o in zip(data[2:], weight[2:], out[2:])):
+                        found.append((stride, pad))
+            if len(found) != 1:
+                return None
+            stride, pad = found[0]
+            return conv_workload(data, weight, (stride, stride), (pad, pad), (1, 1), groups, dtype)
+    except WorkloadError:
+        return None
+    return None

@@ -1,0 +1,17 @@
+-- Before and after tuning, per kernel symbol and for the whole model.
+-- Parameters: $baseline (run_id), $tuned (run_id), $tasks (the task names tuned).
+WITH k AS (
+    SELECT run_id, func_name, sum(time_us) AS time_us, sum(calls) AS calls
+    FROM nodes WHERE run_id IN ($baseline, $tuned) AND is_kernel GROUP BY ALL
+),
+e2e AS (
+    SELECT run_id, list_median(end_to_end_us) AS time_us FROM runs WHERE run_id IN ($baseline, $tuned)
+)
+SELECT b.func_name AS item, list_contains($tasks, b.func_name) AS tuned, b.calls,
+       b.time_us AS before_us, a.time_us AS after_us, b.time_us / nullif(a.time_us, 0) AS speedup
+FROM k AS b JOIN k AS a ON a.func_name = b.func_name AND a.run_id = $tuned
+WHERE b.run_id = $baseline
+UNION ALL
+SELECT '(end to end)', NULL, NULL, b.time_us, a.time_us, b.time_us / nullif(a.time_us, 0)
+FROM e2e AS b JOIN e2e AS a ON a.run_id = $tuned WHERE b.run_id = $baseline
+ORDER BY tuned DESC NULLS LAST, before_us DESC;
