@@ -44,6 +44,12 @@ def plan(selection: list[dict], trials: int, per_task_max: int | None) -> TunePl
                     per_task_max or trials)
 
 
+def trials_per_round(trials: int, tasks: int, per_task_max: int) -> int:
+    """MetaSchedule's scheduler starts with one round on every task: keep that round within
+    the budget, so that the weights, not the warm-up, decide where the trials go."""
+    return max(2, min(64, per_task_max, trials // (2 * tasks)))
+
+
 def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None) -> bool:
     """Tune the planned tasks of `loaded` into work_dir. Returns False when interrupted."""
     from tvm.s_tir import meta_schedule as ms
@@ -75,7 +81,7 @@ def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None) -> 
         with contextlib.redirect_stdout(log):
             ms.tune_tasks(tasks=contexts, task_weights=tune_plan.shares_pct, work_dir=str(work_dir),
                           max_trials_global=tune_plan.trials, max_trials_per_task=tune_plan.per_task_max,
-                          num_trials_per_iter=min(64, max(2, tune_plan.per_task_max)),
+                          num_trials_per_iter=trials_per_round(tune_plan.trials, len(tasks), tune_plan.per_task_max),
                           builder=ms.builder.LocalBuilder(max_workers=2), runner=ms.runner.LocalRunner(),
                           cost_model="xgb")
         finished = True

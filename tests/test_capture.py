@@ -58,6 +58,10 @@ def check_capture(cli, run):
     # per-call cost dominates, so those are checked to 2 us per call instead)
     assert abs(kernel_total - end_to_end) <= max(0.15 * end_to_end, 2.0 * len(called)), (kernel_total, end_to_end)
     assert run_row["ir_sha256"] and run_row["cpu_cores"] >= 1 and run_row["tvm_version"].startswith("0.")
+    weights = cli("sql", f"SELECT task_name, static_weight, measured_calls, share_pct FROM task_weights "
+                         f"JOIN runs USING (run_id) WHERE label = '{run}'", "-f", "json").json()
+    assert weights and all(w["static_weight"] == w["measured_calls"] for w in weights)
+    assert sum(w["share_pct"] for w in weights) == pytest.approx(100.0 * kernel_total / (kernel_total + max(0.0, end_to_end - kernel_total)), rel=1e-6)
     return kernels, tasks
 
 

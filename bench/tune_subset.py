@@ -1,0 +1,75 @@
+"""Tuning only the hotspots against tuning everything, on one zoo model on this CPU.
+
+(a) every task, MetaSchedule's own scheduler weighted by static call counts, budget B;
+(b) hotdb's coverage-90 subset, weighted by measured runtime share, budget B;
+(c) the same subset with 0.4 B.
+For each: tuning wall time, trials, end-to-end latency after (database applied and
+re-profiled), speedup over the untuned model, and the share of (a)'s speedup reached.
+
+    python bench/tune_subset.py [MODEL] [--trials B]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from hotdb import tune as tuning
+from hotdb.api import Hotdb
+from hotdb.capture.models import load_model
+from hotdb.capture.profile import capture, fuse, parse_target
+
+
+def tune_all(loaded, target, trials: int, work: Path) -> None:
+    """(a): every extracted task, MetaSchedule's scheduler with its static weights."""
+    from tvm.s_tir import meta_schedule as ms
+
+    tasks = ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)
+    contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work), num_threads="physical")
+    ms.tune_tasks(tasks=contexts, task_weights=weights, work_dir=str(work), max_trials_global=trials,
+                  max_trials_per_task=trials, num_trials_per_iter=tuning.trials_per_round(trials, len(tasks), trials),
+                  builder=ms.builder.LocalBuilder(max_workers=2), runner=ms.runner.LocalRunner(), cost_model="xgb")
+
+
+def end_to_end_ms(loaded, target, work: Path) -> float:
+    result = capture(loaded, target, repeat=3, apply=tuning.applier(work, target))
+    return statistics.median(result.run_meta["end_to_end_us"]) / 1e3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model", nargs="?", default="resnet18")
+    parser.add_argument("--trials", type=int, default=64)
+    args = parser.parse_args()
+    target = parse_target(None)
+    loaded = load_model(args.model)
+    root = Path(tempfile.mkdtemp(prefix="hotdb-bench-"))
+    db = Hotdb(root / "bench.duckdb")
+    db.profile(args.model, repeat=3)
+    untuned = statistics.median(db.sql("SELECT end_to_end_us FROM runs ORDER BY run_id LIMIT 1").rows[0][0]) / 1e3
+    rows = []
+    started = time.perf_counter()
+    tune_all(loaded, target, args.trials, root / "a")
+    wall = time.perf_counter() - started
+    rows.append(("(a) all tasks, static weights", args.trials, wall, end_to_end_ms(loaded, target, root / "a")))
+    for label, trials in (("(b) coverage-90 subset", args.trials), ("(c) coverage-90 subset, 0.4 B", int(0.4 * args.trials))):
+        started = time.perf_counter()
+        db.tune(args.model, coverage=90, trials=trials, work_dir=root / label[1], repeat=3)
+        wall = time.perf_counter() - started
+        rows.append((label, trials, wall, statistics.median(
+            db.sql("SELECT end_to_end_us FROM runs ORDER BY run_id DESC LIMIT 1").rows[0][0]) / 1e3))
+    tasks = db.sql("SELECT count(*) FROM model_tasks WHERE tuner = 'meta_schedule' AND model_id = 1").rows[0][0]
+    print(f"model {args.model}, {tasks} MetaSchedule tasks, untuned end-to-end {untuned:,.1f} ms, B = {args.trials}")
+    print("| configuration | trials | tuning wall time (s) | end-to-end after (ms) | speedup | share of (a)'s speedup |")
+    print("|---|---|---|---|---|---|")
+    gain_a = untuned / rows[0][3] - 1
+    for label, trials, wall, after in rows:
+        speedup = untuned / after
+        print(f"| {label} | {trials} | {wall:,.0f} | {after:,.1f} | {speedup:.2f}x | {100 * (speedup - 1) / gain_a:.0f} % |")
+
+
+if __name__ == "__main__":
+    main()
