@@ -25,6 +25,7 @@ _TABLE_COLUMNS = {
     "top_node": ["rank", "node", "kernel_family", "time_us", "share_pct", "cumulative_pct", "task_name", "method", "confidence"],
     "matches": ["node_index", "node", "time_us", "task_name", "method", "confidence", "candidates", "reason"],
     "tasks": ["model", "tuner", "task_name", "target", "workload", "weight", "formats", "records", "best_cost_us"],
+    "top_all_models": ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "models"],
 }
 # Columns that hold JSON text and are decoded in records() (and so in --format json).
 _JSON_COLUMNS = frozenset({"task_args"})
@@ -233,9 +234,29 @@ class Hotdb:
         return rows[0]
 
     def top(self, *, by: str = "task", coverage: float | None = None, run: str | None = None,
-            model: str | None = None) -> Result:
+            model: str | None = None, all_models: bool = False, weights: dict[str, float] | None = None) -> Result:
         """Rows ranked by time with share and cumulative share of the run's total time;
-        with `coverage`, the fewest rows whose cumulative share reaches it."""
+        with `coverage`, the fewest rows whose cumulative share reaches it. With
+        `all_models`, tasks over the latest run of every model (times scaled by `weights`),
+        a workload shared by models counted once."""
+        if all_models:
+            if by != "task" or run or model:
+                raise UsageError("--all-models ranks tasks over every model's latest run; it takes no --by, --run or --model")
+            if coverage is not None and not 0 < coverage <= 100:
+                raise UsageError(f"--coverage must be a percentage in (0, 100], not {coverage}")
+            with self._store() as store:
+                known = {r[0] for r in store.con.execute("SELECT name FROM models").fetchall()}
+                unknown = sorted(set(weights or {}) - known)
+                if unknown:
+                    raise UsageError(f"--weight names unknown models: {', '.join(unknown)}")
+                result = self._report(store, "all models: top by task" + (f", coverage {coverage:g} %" if coverage else ""),
+                                      "top_all_models", {"weight_models": list((weights or {}).keys()),
+                                                        "weight_values": list((weights or {}).values()),
+                                                        "coverage_pct": coverage})
+                if result.rows:
+                    result.notes = [f"{len(result.rows)} tasks cover {result.rows[-1][result.columns.index('cumulative_pct')]:.1f} % "
+                                    f"of the models' weighted time"]
+                return result
         if by not in TOP_BY:
             raise UsageError(f"--by must be one of {', '.join(TOP_BY)}, not {by!r}")
         if coverage is not None and not 0 < coverage <= 100:
@@ -266,22 +287,42 @@ class Hotdb:
         return notes
 
     def export(self, *, to: str, coverage: float | None = 90.0, run: str | None = None, model: str | None = None,
-               log: str | Path | None = None):
+               log: str | Path | None = None, all_models: bool = False):
         """The tasks a coverage cut selects, rendered for a tuner (see hotdb/export.py)."""
         from hotdb import export
 
         if to not in export.FORMATS:
             raise UsageError(f"--to must be one of {', '.join(export.FORMATS)}, not {to!r}")
         with self._store() as store:
-            run_id, label = self.resolve_run(store, run, model)
-            result = self._report(store, "selection", "export_selection", {"run_id": run_id, "coverage_pct": coverage})
-            selection = result.records()
-            for row in selection:  # keep args as the JSON text stored (and written) by the ingestors
-                if row["task_args"] is not None:
-                    row["task_args"] = json.dumps(row["task_args"], separators=(", ", ": ")) if row["tuner"] == "autotvm" else \
-                        store.con.execute("SELECT any_value(task_args) FROM tasks WHERE task_name = ? AND task_index = ? AND source_id = ?",
-                                          [row["task_name"], row["task_index"], row["source_id"]]).fetchall()[0][0]
-            model_id = store.con.execute("SELECT model_id FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]
+            if all_models:
+                if run or model:
+                    raise UsageError("--all-models takes no --run or --model")
+                label = "all models"
+                fleet = self.top(all_models=True, coverage=coverage).records()
+                share = {r["workload"]: r for r in fleet}
+                tasks, seen = [], set()
+                for t in self._report(store, "tasks", "export_tasks_of_workloads", {"workloads": list(share)}).records():
+                    key = (t["tuner"], t["task_name"], json.dumps(t["task_args"]))
+                    if key not in seen:  # one task shared by several models is one task to tune
+                        seen.add(key)
+                        tasks.append(t)
+                selection = [{"rank": share[t["workload"]]["rank"], **t, "calls": share[t["workload"]]["calls"],
+                              "time_us": share[t["workload"]]["time_us"], "share_pct": share[t["workload"]]["share_pct"],
+                              "cumulative_pct": share[t["workload"]]["cumulative_pct"]} for t in tasks]
+                selection += [{"rank": r["rank"], "tuner": None, "task_name": None, "task_args": None, "workload": w,
+                               "share_pct": r["share_pct"], "records": 0} for w, r in share.items()
+                              if not any(t["workload"] == w for t in tasks)]
+                model_ids = sorted({t["model_id"] for t in tasks})
+            else:
+                run_id, label = self.resolve_run(store, run, model)
+                selection = self._report(store, "selection", "export_selection",
+                                         {"run_id": run_id, "coverage_pct": coverage}).records()
+                model_ids = [store.con.execute("SELECT model_id FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]]
+            for row in selection:  # args back to the JSON text the ingestors stored (and the logs hold)
+                if row["task_args"] is not None and not isinstance(row["task_args"], str):
+                    row["task_args"] = store.con.execute(
+                        "SELECT task_args FROM tasks WHERE source_id = ? AND task_index = ?",
+                        [row["source_id"], row["task_index"]]).fetchall()[0][0]
             tuner = {"autotvm-log": "autotvm", "ansor-log": "auto_scheduler"}.get(to)
             lines, order = None, None
             if tuner and log is not None:
@@ -289,9 +330,11 @@ class Hotdb:
             elif tuner:
                 keys = [f"{r['task_name']} {r['task_args']}" for r in selection if r["tuner"] == tuner]
                 lines = [row[0] for row in store.con.execute(store.report_sql("export_records"),
-                                                             {"model_id": model_id, "tuner": tuner, "tasks": keys}).fetchall()]
+                                                             {"model_ids": model_ids, "tuner": tuner, "tasks": keys}).fetchall()]
             if to == "tvmc-tasks":
-                order = self._listing_order(store, model_id, selection)
+                if len(model_ids) != 1:
+                    raise UsageError("tvmc numbers the tasks of one model; export --to tvmc-tasks per model")
+                order = self._listing_order(store, model_ids[0], selection)
             text = export.render(to, selection, lines, order)
         workloads = {r["workload"]: r["share_pct"] for r in selection}
         covered = sum(workloads.values())

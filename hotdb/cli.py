@@ -89,10 +89,19 @@ def top(
     by: Annotated[TopBy, typer.Option("--by", help="Rank tasks, nodes or op families.")] = TopBy.task,
     run: RunOption = None,
     model: ModelOption = None,
+    all_models: Annotated[bool, typer.Option("--all-models", help="Tasks over the latest run of every model.")] = False,
+    weight: Annotated[list[str], typer.Option("--weight", help="MODEL=W: scale a model's times (with --all-models); repeatable.")] = [],
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank by time with share and cumulative share of the run's total time."""
-    _render(_api().top(by=by.value, coverage=coverage, run=run, model=model), fmt)
+    weights = {}
+    for key, value in _tags(weight).items():
+        try:
+            weights[key] = float(value)
+        except ValueError:
+            raise typer.BadParameter(f"expected MODEL=NUMBER, got {key}={value}", param_hint="--weight") from None
+    _render(_api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models,
+                       weights=weights), fmt)
 
 
 @app.command()
@@ -103,11 +112,12 @@ def export(
     model: ModelOption = None,
     output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of standard output.")] = None,
     log: Annotated[Optional[Path], typer.Option("--log", help="Filter this tuning log instead of the ingested records.")] = None,
+    all_models: Annotated[bool, typer.Option("--all-models", help="Select over the latest run of every model (see top --all-models).")] = False,
 ) -> None:
     """Export the tasks that cover most of a run's time, in a tuner's own format."""
     from hotdb import render
 
-    result = _api().export(to=to, coverage=coverage, run=run, model=model, log=log)
+    result = _api().export(to=to, coverage=coverage, run=run, model=model, log=log, all_models=all_models)
     if output is None:
         sys.stdout.write(result.text)
     else:

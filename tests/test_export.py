@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from test_vgg16_build import expected_minimal_tasks
 
 
@@ -51,3 +53,22 @@ def test_selection_as_data(cli, vgg16):
     assert {r["workload"] for r in rows} and all(r["cumulative_pct"] - r["share_pct"] < 50 for r in rows)
     result = cli("export", "--to", "json", "--coverage", "50")
     assert "have no tuning record" in result.err  # no log ingested
+
+
+def test_all_models_counts_shared_workloads_once_with_weighted_time(cli, vgg16):
+    from conftest import DATA
+    cli("ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "a")
+    cli("ingest", DATA / "debug-dump/vgg16/tvmdbg_vgg16", vgg16["relay"], vgg16["tasks"], "--model", "b")
+    per_model = {m: {r["workload"]: r["time_us"] for r in cli("top", "--model", m, "-f", "json").json()} for m in "ab"}
+    totals = {m: cli("sql", f"SELECT total_time_us FROM run_totals JOIN models USING (model_id) WHERE name = '{m}'",
+                     "-f", "json").json()[0]["total_time_us"] for m in "ab"}
+    rows = cli("top", "--all-models", "--weight", "b=2", "-f", "json").json()
+    assert len(rows) == len(set(per_model["a"]) | set(per_model["b"]))  # each shared workload once
+    for row in rows:
+        expected = per_model["a"].get(row["workload"], 0) + 2 * per_model["b"].get(row["workload"], 0)
+        assert row["time_us"] == pytest.approx(expected)
+        assert row["share_pct"] == pytest.approx(100 * expected / (totals["a"] + 2 * totals["b"]))
+        assert row["models"] == [m for m in "ab" if row["workload"] in per_model[m]]
+    chosen = cli("export", "--all-models", "--to", "autotvm-tasks", "--coverage", "60").json()
+    assert len(chosen) == len({json.dumps(c) for c in chosen})  # a task two models share is exported once
+    assert cli("top", "--all-models", "--weight", "nope=2").code == 1

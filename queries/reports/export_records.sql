@@ -1,9 +1,9 @@
 -- Tuning-record lines, unchanged, of the tasks an export selected, in file order.
--- Parameters: $model_id, $tuner, $tasks (list of task_name || ' ' || task_args).
+-- Parameters: $model_ids (list), $tuner, $tasks (list of task_name || ' ' || task_args).
 SELECT r.raw_line
 FROM tuning_records AS r
 JOIN tasks AS t ON t.source_id = r.source_id AND t.task_index = r.task_index
 JOIN sources AS s ON s.source_id = r.source_id
-WHERE s.model_id = $model_id AND t.tuner = $tuner
+WHERE list_contains($model_ids, s.model_id) AND t.tuner = $tuner
   AND list_contains($tasks, t.task_name || ' ' || t.task_args)
 ORDER BY r.source_id, r.line_no;

@@ -1,0 +1,35 @@
+-- Coverage over many models at once: the latest run of each model, its times scaled by
+-- the model's weight ($weights: MAP model name -> weight, default 1), the same workload
+-- in several models counted as one tuning task with summed time.
+-- Parameters: $weight_models, $weight_values (parallel lists: model name, weight; a model
+-- not listed weighs 1), $coverage_pct (NULL: all rows).
+WITH latest AS (
+    SELECT r.model_id, max(r.run_id) AS run_id FROM runs AS r GROUP BY r.model_id
+),
+weighted AS (
+    SELECT l.run_id, m.name AS model, coalesce(CAST($weight_values AS DOUBLE[])[list_position(CAST($weight_models AS VARCHAR[]), m.name)], 1.0) AS weight
+    FROM latest AS l JOIN models AS m USING (model_id)
+),
+total AS (
+    SELECT sum(t.total_time_us * w.weight) AS time_us FROM run_totals AS t JOIN weighted AS w USING (run_id)
+),
+per_workload AS (
+    SELECT tt.workload_key,
+           any_value(tt.task_name) AS task_name, any_value(tt.task_args) AS task_args, any_value(tt.tuner) AS tuner,
+           sum(tt.time_us * w.weight) AS time_us, sum(tt.calls) AS calls,
+           list_sort(list_distinct(list(w.model))) AS models
+    FROM task_times AS tt JOIN weighted AS w USING (run_id)
+    GROUP BY tt.workload_key
+),
+ranked AS (
+    SELECT p.*, 100.0 * p.time_us / (SELECT time_us FROM total) AS share_pct,
+           row_number() OVER (ORDER BY p.time_us DESC, p.workload_key) AS rank
+    FROM per_workload AS p
+),
+running AS (
+    SELECT r.*, sum(share_pct) OVER (ORDER BY rank ROWS UNBOUNDED PRECEDING) AS cumulative_pct FROM ranked AS r
+)
+SELECT rank, task_name, task_args, workload_key AS workload, time_us, calls, share_pct, cumulative_pct, models, tuner
+FROM running
+WHERE $coverage_pct IS NULL OR cumulative_pct - share_pct < $coverage_pct
+ORDER BY rank;
