@@ -125,3 +125,10 @@ def test_profile_onnx_model(cli, tmp_path):
 def test_profile_bad_models(cli, spec, message):
     result = cli("profile", spec)
     assert result.code == 1 and message in result.err and "Traceback" not in result.err
+
+
+def test_missing_device_is_a_clear_error(cli):
+    result = cli("profile", "mlp", "--target", "cuda")
+    assert result.code == 1 and "no cuda device" in result.err and "Traceback" not in result.err
+    bad = cli("profile", "mlp", "--target", "{not json")
+    assert bad.code == 1 and "--target" in bad.err
