@@ -25,6 +25,8 @@ _TABLE_COLUMNS = {
     "top_node": ["rank", "node", "kernel_family", "time_us", "share_pct", "cumulative_pct", "task_name", "method", "confidence"],
     "matches": ["node_index", "node", "time_us", "task_name", "method", "confidence", "candidates", "reason"],
     "tasks": ["model", "tuner", "task_name", "target", "workload", "weight", "formats", "records", "best_cost_us"],
+    "compare": ["item", "task_name", "time_a_us", "time_b_us", "ratio", "samples_a", "samples_b", "p_value", "verdict"],
+    "history": ["run", "model", "created_at", "task_name", "time_us", "calls", "share_pct", "tvm_version", "tags"],
     "top_all_models": ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "models"],
 }
 # Columns that hold JSON text and are decoded in records() (and so in --format json).
@@ -367,6 +369,51 @@ class Hotdb:
         raise UsageError("tvmc numbers tasks in the order it extracts them, which hotdb knows only from a printed "
                          "task list (Task(...) reprs in extraction order) holding every selected task; this model "
                          "has none. Ingest one, or export --to autotvm-tasks")
+
+    def compare(self, run_a: str | None = None, run_b: str | None = None, *, by: str = "task",
+                threshold: float = 0.0, model: str | None = None) -> Result:
+        """Run A against run B per task/workload (or kernel), with a significance test on
+        the repeated samples (queries/reports/compare.sql). Default: the two latest runs
+        of one model (of `model`, else of the latest run's model)."""
+        if by not in ("task", "workload", "kernel"):
+            raise UsageError(f"--by must be task, workload or kernel, not {by!r}")
+        with self._store() as store:
+            if run_a is None or run_b is None:
+                if model is None:
+                    latest = store.con.execute("SELECT m.name FROM runs AS r JOIN models AS m USING (model_id) "
+                                               "ORDER BY r.run_id DESC LIMIT 1").fetchall()
+                    if not latest:
+                        raise UsageError("the database has no runs yet")
+                    model = latest[0][0]
+                labels = [r[0] for r in store.con.execute(
+                    "SELECT r.label FROM runs AS r JOIN models AS m USING (model_id) WHERE m.name = ? "
+                    "ORDER BY r.run_id DESC LIMIT 2", [model]).fetchall()]
+                if len(labels) < 2:
+                    raise UsageError(f"model {model!r} has fewer than two runs to compare; name two runs")
+                run_b, run_a = (run_b or labels[0]), (run_a or labels[1])
+            a, label_a = self.resolve_run(store, run_a)
+            b, label_b = self.resolve_run(store, run_b)
+            result = self._report(store, f"{label_a} -> {label_b}, by {by}", "compare",
+                                  {"a": a, "b": b, "by": "kernel" if by == "kernel" else "workload",
+                                   "threshold_pct": threshold})
+        counts = {}
+        for record in result.records():
+            counts[record["verdict"]] = counts.get(record["verdict"], 0) + 1
+        result.notes = [", ".join(f"{n} {v}" for v, n in sorted(counts.items())),
+                        "significant: every sample of one run beyond every sample of the other "
+                        "(exact two-sided Mann-Whitney p <= 0.05, so at least 4 samples a side)"]
+        return result
+
+    def history(self, *, model: str | None = None, task: str | None = None, workload: str | None = None) -> Result:
+        """One task's (or workload's) time across runs, with run metadata."""
+        if task is None and workload is None:
+            raise UsageError("name the item: --task NAME or --workload KEY")
+        with self._store() as store:
+            result = self._report(store, f"history of {task or workload}", "history",
+                                  {"model": model, "task": task, "workload": workload})
+        if not result.rows:
+            raise UsageError(f"no run has {'task ' + task if task else 'workload ' + workload}")
+        return result
 
     def matches(self, *, run: str | None = None, model: str | None = None) -> Result:
         """Every node of a run with its task or candidates, method and confidence."""

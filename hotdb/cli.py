@@ -128,6 +128,42 @@ def export(
 
 
 @app.command()
+def compare(
+    run_a: Annotated[Optional[str], typer.Argument(help="Run A (default: the second-latest run of the model).")] = None,
+    run_b: Annotated[Optional[str], typer.Argument(help="Run B (default: the latest run of the model).")] = None,
+    by: Annotated[str, typer.Option("--by", help="task (= workload) or kernel.")] = "task",
+    threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.")] = 0.0,
+    fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT",
+                                  help="Exit 1 when a significant regression exceeds PCT %.")] = None,
+    model: ModelOption = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Compare two runs per task with a significance test; a CI gate with --fail-on-regression."""
+    result = _api().compare(run_a, run_b, by=by, threshold=threshold, model=model)
+    _render(result, fmt)
+    if fail_on_regression is not None:
+        worst = [r for r in result.records() if r["verdict"] == "regression" and r["item"] != "(end to end)"
+                 and (r["ratio"] - 1) * 100 > fail_on_regression]
+        if worst:
+            from hotdb import render
+
+            render.error(f"{len(worst)} significant regressions above {fail_on_regression:g} %: "
+                         + ", ".join(f"{r['task_name'] or r['item']} x{r['ratio']:.2f}" for r in worst))
+            raise typer.Exit(1)
+
+
+@app.command()
+def history(
+    model: ModelOption = None,
+    task: Annotated[Optional[str], typer.Option("--task", help="Task name.")] = None,
+    workload: Annotated[Optional[str], typer.Option("--workload", help="Workload key.")] = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """One task's time across runs, with each run's TVM version, target and tags."""
+    _render(_api().history(model=model, task=task, workload=workload), fmt)
+
+
+@app.command()
 def matches(run: RunOption = None, model: ModelOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """Every node of a run: its task or candidates, the rule that matched it, how sure."""
     _render(_api().matches(run=run, model=model), fmt)
@@ -238,7 +274,9 @@ def example(
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns, not raises, a command's exit code here
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except HotdbError as exc:
         if _state["debug"]:
             raise

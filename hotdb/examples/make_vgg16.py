@@ -148,10 +148,10 @@ def node_names(funcs: list[str]) -> list[str]:
     return out
 
 
-def debug_table(calls, funcs, nodes, rng, measurements: bool) -> str:
+def debug_table(calls, funcs, nodes, rng, measurements: bool, repeats: int = 3) -> str:
     rows = []
     for call, func, node in zip(calls, funcs, nodes):
-        samples = [call.time_us * rng.uniform(0.97, 1.03) for _ in range(3)]
+        samples = [call.time_us * rng.uniform(0.97, 1.03) for _ in range(repeats)]
         mean = round(sum(samples) / len(samples), 3)
         rows.append([node, func, mean, str(call.out_shape), str(call.num_inputs), "1",
                      str([round(s, 3) for s in samples])])
