@@ -164,6 +164,27 @@ def history(
 
 
 @app.command()
+def report(
+    runs: Annotated[Optional[list[str]], typer.Argument(help="Runs to report on (default: the latest); two or more add a comparison of the first and last and a history.")] = None,
+    html_path: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML page here.")] = None,
+    md_path: Annotated[Optional[Path], typer.Option("--md", help="Write Markdown (for pull-request comments) here.")] = None,
+) -> None:
+    """Write a report with the coverage chart, top tasks, comparison and history."""
+    from hotdb import render
+    from hotdb import report as reports
+
+    if html_path is None and md_path is None:
+        raise typer.BadParameter("give --html PATH and/or --md PATH")
+    data = reports.collect(_api(), list(runs or []))
+    if html_path is not None:
+        html_path.write_text(reports.to_html(data), encoding="utf-8")
+        render.info(f"wrote {html_path}")
+    if md_path is not None:
+        md_path.write_text(reports.to_markdown(data), encoding="utf-8")
+        render.info(f"wrote {md_path}")
+
+
+@app.command()
 def matches(run: RunOption = None, model: ModelOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """Every node of a run: its task or candidates, the rule that matched it, how sure."""
     _render(_api().matches(run=run, model=model), fmt)

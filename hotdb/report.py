@@ -1,0 +1,170 @@
+"""Reports: a self-contained HTML page (charts inline as SVG, no network) and Markdown.
+
+Everything shown is computed by the API's SQL (top, compare, history); this module only
+draws (matplotlib, SVG backend) and lays out.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from dataclasses import dataclass
+
+from hotdb.api import Hotdb, Result
+
+COVERAGE_PCT = 90.0
+
+
+@dataclass
+class ReportData:
+    runs: list[str]
+    top: Result
+    compare: Result | None
+    history: list[Result]
+
+
+def collect(db: Hotdb, runs: list[str]) -> ReportData:
+    with db._store() as store:
+        if not runs:
+            runs = [db.resolve_run(store)[1]]
+    top = db.top(by="task", run=runs[-1])
+    compare = db.compare(runs[0], runs[-1]) if len(runs) >= 2 else None
+    history = []
+    if len(runs) >= 2:
+        for row in top.records()[:5]:
+            result = db.history(workload=row["workload"])
+            result.rows = [r for r in result.rows if r[0] in runs]
+            history.append(result)
+    return ReportData(runs, top, compare, history)
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("svg")  # no display, no network: vector charts inlined in the page
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _svg(figure) -> str:
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    _plt().close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _pareto(data: ReportData) -> str:
+    plt = _plt()
+    rows = data.top.records()
+    cumulative = [0.0] + [r["cumulative_pct"] for r in rows]
+    cut = next((i + 1 for i, r in enumerate(rows) if r["cumulative_pct"] >= COVERAGE_PCT), len(rows))
+    figure, axis = plt.subplots(figsize=(7, 3.6))
+    axis.bar(range(1, len(rows) + 1), [r["share_pct"] for r in rows], color="#9db4d0", label="share of run time")
+    axis.plot(range(len(cumulative)), cumulative, marker="o", color="#1f4e89", label="cumulative share")
+    axis.axhline(COVERAGE_PCT, color="#888", linestyle=":", linewidth=1)
+    axis.axvline(cut, color="#c0392b", linestyle="--", label=f"{cut} tasks reach {COVERAGE_PCT:g} %")
+    axis.set_xlabel("tasks, most time first")
+    axis.set_ylabel("% of run time")
+    axis.set_ylim(0, 100)
+    axis.set_title(f"Coverage, run {data.runs[-1]}")
+    axis.legend(loc="center right", fontsize=8)
+    return _svg(figure)
+
+
+def _comparison(data: ReportData) -> str:
+    plt = _plt()
+    rows = [r for r in data.compare.records() if r["ratio"] is not None][:15]
+    figure, axis = plt.subplots(figsize=(7, 0.35 * len(rows) + 1.2))
+    colors = ["#c0392b" if r["verdict"] == "regression" else "#27ae60" if r["verdict"] == "improvement" else "#aaaaaa"
+              for r in rows]
+    labels = [_short(r) for r in rows]
+    axis.barh(range(len(rows)), [r["ratio"] for r in rows], color=colors)
+    axis.axvline(1.0, color="#333", linewidth=1)
+    axis.set_yticks(range(len(rows)), labels, fontsize=7)
+    axis.invert_yaxis()
+    axis.set_xscale("log")
+    axis.set_xlabel(f"time in {data.runs[-1]} / time in {data.runs[0]} (red: significant regression, green: improvement)")
+    axis.set_title(f"{data.runs[0]} -> {data.runs[-1]}")
+    return _svg(figure)
+
+
+def _short(row: dict) -> str:
+    """A chart label: the task with its operand shapes (the name alone repeats across tasks)."""
+    parts = str(row.get("item") or row.get("workload") or "").split()
+    shapes = " ".join(p for p in parts if p.startswith(("d=", "w=")))
+    name = row.get("task_name") or (parts[1] if parts[:1] == ["kernel"] else parts[0] if parts else "")
+    return f"{name} {shapes}".strip()[:60]
+
+
+def _history(data: ReportData) -> str:
+    plt = _plt()
+    figure, axis = plt.subplots(figsize=(7, 3.6))
+    for result in data.history:
+        records = result.records()
+        if records:
+            axis.plot([r["run"] for r in records], [r["time_us"] / 1e3 for r in records], marker="o",
+                      label=_short(records[0]))
+    axis.set_ylabel("time per inference (ms)")
+    axis.set_title("Top tasks across runs")
+    axis.legend(fontsize=7)
+    return _svg(figure)
+
+
+def _table(result: Result, columns: list[str]) -> str:
+    records = result.records()
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(r.get(c)))}</td>" for c in columns) + "</tr>" for r in records)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    if isinstance(value, list):
+        return ", ".join(map(str, value[:4])) + (" …" if len(value) > 4 else "")
+    return "" if value is None else str(value)
+
+
+TOP_COLUMNS = ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "methods", "confidence"]
+COMPARE_COLUMNS = ["item", "task_name", "time_a_us", "time_b_us", "ratio", "samples_a", "samples_b", "p_value", "verdict"]
+
+
+def to_html(data: ReportData) -> str:
+    sections = [f"<h2>Coverage</h2>{_pareto(data)}", "<h2>Top tasks</h2>" + _table(data.top, TOP_COLUMNS)]
+    sections.append("<p>" + html.escape(" · ".join(data.top.notes)) + "</p>")
+    if data.compare is not None:
+        sections.append(f"<h2>Comparison</h2>{_comparison(data)}" + _table(data.compare, COMPARE_COLUMNS))
+        sections.append("<p>" + html.escape(" · ".join(data.compare.notes)) + "</p>")
+    if data.history:
+        sections.append(f"<h2>History</h2>{_history(data)}")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>hotdb report: {html.escape(', '.join(data.runs))}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }}
+table {{ border-collapse: collapse; font-size: 12px; margin: 1em 0; }}
+th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; }}
+th {{ background: #f0f3f7; }}
+svg {{ max-width: 100%; height: auto; }}
+</style></head><body>
+<h1>hotdb report</h1><p>runs: {html.escape(', '.join(data.runs))}</p>
+{''.join(f'<section>{s}</section>' for s in sections)}
+</body></html>
+"""
+
+
+def _md_table(result: Result, columns: list[str]) -> str:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for r in result.records():
+        lines.append("| " + " | ".join(_cell(r.get(c)).replace("|", "/") for c in columns) + " |")
+    return "\n".join(lines)
+
+
+def to_markdown(data: ReportData) -> str:
+    parts = [f"## hotdb report: {', '.join(data.runs)}", "", "### Top tasks", "", _md_table(data.top, TOP_COLUMNS), "",
+             " · ".join(data.top.notes)]
+    if data.compare is not None:
+        parts += ["", f"### {data.runs[0]} → {data.runs[-1]}", "", _md_table(data.compare, COMPARE_COLUMNS), "",
+                  " · ".join(data.compare.notes)]
+    return "\n".join(parts) + "\n"
