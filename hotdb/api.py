@@ -375,8 +375,8 @@ class Hotdb:
         """Run A against run B per task/workload (or kernel), with a significance test on
         the repeated samples (queries/reports/compare.sql). Default: the two latest runs
         of one model (of `model`, else of the latest run's model)."""
-        if by not in ("task", "workload", "kernel"):
-            raise UsageError(f"--by must be task, workload or kernel, not {by!r}")
+        if by not in ("task", "workload", "node", "kernel", "op"):
+            raise UsageError(f"--by must be task, workload, node (kernel) or op, not {by!r}")
         with self._store() as store:
             if run_a is None or run_b is None:
                 if model is None:
@@ -394,7 +394,7 @@ class Hotdb:
             a, label_a = self.resolve_run(store, run_a)
             b, label_b = self.resolve_run(store, run_b)
             result = self._report(store, f"{label_a} -> {label_b}, by {by}", "compare",
-                                  {"a": a, "b": b, "by": "kernel" if by == "kernel" else "workload",
+                                  {"a": a, "b": b, "by": {"node": "kernel", "kernel": "kernel", "op": "op"}.get(by, "workload"),
                                    "threshold_pct": threshold})
         counts = {}
         for record in result.records():

@@ -131,7 +131,7 @@ def export(
 def compare(
     run_a: Annotated[Optional[str], typer.Argument(help="Run A (default: the second-latest run of the model).")] = None,
     run_b: Annotated[Optional[str], typer.Argument(help="Run B (default: the latest run of the model).")] = None,
-    by: Annotated[str, typer.Option("--by", help="task (= workload) or kernel.")] = "task",
+    by: Annotated[str, typer.Option("--by", help="task (= workload), node (= kernel symbol) or op.")] = "task",
     threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.")] = 0.0,
     fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT",
                                   help="Exit 1 when a significant regression exceeds PCT %.")] = None,

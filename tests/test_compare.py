@@ -67,3 +67,12 @@ def test_history_of_one_task(two_runs):
     assert [r["run"] for r in rows] == ["base", "slow"]
     assert rows[1]["time_us"] == pytest.approx(2 * rows[0]["time_us"], rel=0.05)
     assert cli("history").code == 1
+
+
+def test_compare_by_op_and_kernel(two_runs):
+    cli = two_runs
+    ops = {r["item"]: r for r in cli("compare", "--by", "op", "-f", "json").json()}
+    assert ops["op conv2d"]["ratio"] > 1.03 and ops["op max_pool2d"]["verdict"] == "unchanged"
+    kernels = cli("compare", "--by", "node", "-f", "json").json()
+    assert all(r["item"].startswith(("kernel ", "(end to end)")) for r in kernels)
+    assert sum(1 for r in kernels if r["verdict"] == "regression" and r["item"] != "(end to end)") == 1

@@ -1,6 +1,7 @@
 -- Run A against run B, item by item, with a significance test on the repeated samples.
--- Items are workloads (so a kernel renamed by a new TVM is still the same item) or, with
--- $by = 'kernel', kernel symbols; unmatched kernels are items of their own symbol.
+-- Items are workloads (so a kernel renamed by a new TVM is still the same item), or with
+-- $by = 'kernel' kernel symbols, or with $by = 'op' op families; unmatched kernels are
+-- items of their own symbol.
 -- An item's sample k is the sum over its nodes of their sample k (a node without
 -- samples contributes its time to every sample, and counts as one sample).
 -- Significance: two-sided exact Mann-Whitney U. hotdb declares a change significant only
@@ -8,10 +9,12 @@
 -- whose exact p-value is 2 / C(n_a + n_b, n_a), and that p is at most 0.05 (at least 4
 -- samples a side), and the medians differ by at least $threshold_pct. One-sample items
 -- are never significant.
--- Parameters: $a, $b (run ids), $by ('workload' | 'kernel'), $threshold_pct.
+-- Parameters: $a, $b (run ids), $by ('workload' | 'kernel' | 'op'), $threshold_pct.
 WITH node_items AS (
     SELECT n.run_id, n.node_index, n.time_us,
-           CASE WHEN $by = 'kernel' OR m.workload_key IS NULL THEN 'kernel ' || n.func_name ELSE m.workload_key END AS item,
+           CASE WHEN $by = 'op' THEN 'op ' || n.kernel_family
+                WHEN $by = 'kernel' OR m.workload_key IS NULL THEN 'kernel ' || n.func_name
+                ELSE m.workload_key END AS item,
            m.task_name, m.task_args
     FROM run_nodes AS n
     JOIN node_matches AS m USING (run_id, node_index)
