@@ -58,6 +58,10 @@ def _cell(column: str, value) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
+        if column in ("ratio", "speedup"):
+            return f"{value:.3f}"
+        if column == "p_value":
+            return f"{value:.3g}"
         if column.endswith("_pct") or column == "confidence":
             return f"{value:.1f}" if column != "confidence" else f"{value:.2f}"
         return f"{value:,.1f}"
