@@ -41,6 +41,10 @@ def get(name: str) -> Ingestor:
 
 
 def detect(source: Source) -> Ingestor:
+    if not source.members:
+        if not source.data.strip():
+            raise ParseError(source.path, None, "the file is empty")
+        source.text  # not text at all (binary, wrong encoding): say so, not "not recognised"
     for ingestor in REGISTRY:
         if ingestor.sniff(source):
             return ingestor
