@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from hotdb.errors import CaptureError, HotdbError, UsageError
+from hotdb.errors import CaptureError, HotdbError, ParseError, UsageError
 from hotdb.ingest import detect, get
 from hotdb.ingest.base import FOLDER_FILES, Source
 from hotdb.store.connection import Store
@@ -60,7 +60,14 @@ def _parse_files(paths: list[str | Path], format_name: str | None):
     for path in _expand(paths):
         source = Source.read(path)
         ingestor = get(format_name) if format_name else detect(source)
-        items.append((source, ingestor.name, ingestor.parse(source)))
+        try:
+            parsed = ingestor.parse(source)
+        except HotdbError:
+            raise
+        except Exception as exc:  # a parser bug must not cost the user a traceback (--debug shows it)
+            raise ParseError(source.path, None, f"could not be read as {ingestor.name}: {type(exc).__name__}: {exc} "
+                                                f"(if the file is valid, this is a hotdb bug)") from exc
+        items.append((source, ingestor.name, parsed))
     formats = [fmt for _, fmt, parsed in items if parsed.role == "profile"]
     if sorted(formats) == ["debug-dump", "debug-table"]:
         # One run printed and dumped: the table's times are the run, the dump lends its shapes.

@@ -129,7 +129,7 @@ class AutotvmTasks:
         except (ValueError, SyntaxError):
             pass
         if args is None:
-            args = [["TENSOR", [int(d) for d in dims.replace(" ", "").split(",") if d], dtype]
+            args = [["TENSOR", [int(d) for d in re.findall(r"\d+", dims)], dtype]
                     for dims, dtype in _TENSOR.findall(rest)]
             parsed.warnings.append(f"{source.name}:{line_no}: task {name} lists tensors only; "
                                    "without strides and padding its workload stays unknown")

@@ -62,6 +62,8 @@ class DebugTable:
                 continue
             cells = _SPLIT.split(text)
             if cells[0] == "Total_time":
+                if len(cells) < 2:
+                    raise source.error(line_no, "expected the total time after Total_time", field="Total_time")
                 total_reported = _number(source, line_no, cells, 2 if len(cells) > 2 else 1, "Total_time")
                 break
             if len(cells) != len(columns):

@@ -68,9 +68,13 @@ def graph_nodes(source: Source, graph: dict) -> list[GraphNodeRow]:
         row_ptr.append(total)
     rows = []
     for nid, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            raise source.error(None, "expected a node object", field=f"nodes[{nid}]")
         if node.get("op") != "tvm_op":
             continue
         node_attrs = node.get("attrs") or {}
+        if not isinstance(node_attrs, dict):
+            raise source.error(None, "expected attrs to be an object", field=f"nodes[{nid}].attrs")
         field = f"nodes[{nid}]"
         try:
             entries = [row_ptr[int(i[0])] + int(i[1]) for i in node.get("inputs", [])]
@@ -79,12 +83,18 @@ def graph_nodes(source: Source, graph: dict) -> list[GraphNodeRow]:
             out_shape = list(shapes[out_entry])
         except (IndexError, TypeError, ValueError, KeyError):
             raise source.error(None, "inputs point outside the graph's shape list", field=field) from None
-        layouts = {k: node_attrs[k] for k in _LAYOUT_KEYS if node_attrs.get(k)}
-        row = GraphNodeRow(
-            node_index=nid, node_name=str(node.get("name")), func_name=str(node_attrs.get("func_name") or node.get("name")),
-            input_shapes=input_shapes, input_dtypes=[dtypes[e] for e in entries] if dtypes else None,
-            out_shape=out_shape, out_dtype=dtypes[out_entry] if dtypes else None,
-            kernel_hash=node_attrs.get("hash"), layouts=json.dumps(layouts, sort_keys=True) if layouts else None)
+        if not all(isinstance(d, int) for s in input_shapes + [out_shape] for d in s):
+            raise source.error(None, "expected shapes as lists of integers", field=field)
+        try:
+            layouts = {k: str(node_attrs[k]) for k in _LAYOUT_KEYS if node_attrs.get(k)}
+            row = GraphNodeRow(
+                node_index=nid, node_name=str(node.get("name")), func_name=str(node_attrs.get("func_name") or node.get("name")),
+                input_shapes=input_shapes, input_dtypes=[str(dtypes[e]) for e in entries] if dtypes else None,
+                out_shape=out_shape, out_dtype=str(dtypes[out_entry]) if dtypes else None,
+                kernel_hash=str(node_attrs["hash"]) if node_attrs.get("hash") else None,
+                layouts=json.dumps(layouts, sort_keys=True) if layouts else None)
+        except (IndexError, TypeError, AttributeError):
+            raise source.error(None, "node attributes or dtypes do not fit the graph", field=field) from None
         derive_kernel_columns(row)
         rows.append(row)
     return rows

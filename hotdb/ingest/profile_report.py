@@ -59,8 +59,15 @@ class ProfileReport:
         return parsed
 
 
+def _text(value) -> str | None:
+    """A string metric; anything else (a damaged file's nested object) becomes its JSON text."""
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def _node(source: Source, index: int, line_no: int | None, call: dict) -> NodeRow:
-    name = str(call.get("Name") or "").strip()
+    name = (_text(call.get("Name")) or "").strip()
     duration = call.get("Duration (us)")
     try:
         time_us = float(str(duration).replace(",", ""))
@@ -74,14 +81,14 @@ def _node(source: Source, index: int, line_no: int | None, call: dict) -> NodeRo
     except ValueError:
         raise source.error(line_no, f"expected an integer, found {count!r}", field="Count") from None
     shapes, dtypes = _argument_shapes(source, line_no, call.get("Argument Shapes"))
-    layouts = {k: v for k, v in call.items() if "layout" in k and v not in (None, "")}
+    layouts = {k: _text(v) for k, v in call.items() if "layout" in k and _text(v)}
     node = NodeRow(
         node_index=index, node_name=name or "(unnamed)", func_name=name or "(unnamed)", time_us=time_us,
         calls=max(count, 1),
         input_shapes=shapes[:-1] if shapes else None, input_dtypes=dtypes[:-1] if dtypes else None,
         out_shape=shapes[-1] if shapes else None, out_dtype=dtypes[-1] if dtypes else None,
-        num_inputs=len(shapes) - 1 if shapes else None, device=call.get("Device") or None, line_no=line_no,
-        kernel_hash=call.get("Hash") or None, layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
+        num_inputs=len(shapes) - 1 if shapes else None, device=_text(call.get("Device")), line_no=line_no,
+        kernel_hash=_text(call.get("Hash")), layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
         is_kernel=not _BUILTIN.match(name),
     ).derive()
     if not node.is_kernel:
@@ -95,7 +102,7 @@ def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], li
     found = _ARG.findall(str(text))
     if not found:
         raise source.error(line_no, f"expected shapes like float32[1, 64, 56, 56], found {str(text)[:40]!r}", field="Argument Shapes")
-    return ([[int(d) for d in dims.replace(" ", "").split(",") if d] for _, dims in found], [dtype for dtype, _ in found])
+    return ([[int(d) for d in re.findall(r"\d+", dims)] for _, dims in found], [dtype for dtype, _ in found])
 
 
 _METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")

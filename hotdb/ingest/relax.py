@@ -53,7 +53,7 @@ class RelaxScript:
             if text.startswith("@"):
                 pending_decorator = text
                 continue
-            if text.startswith("def "):
+            if text.startswith("def ") and "(" in text:
                 current_indent = len(line) - len(line.lstrip())
                 if pending_decorator and pending_decorator.startswith("@R.function"):
                     function, indent = text[4:].split("(", 1)[0].strip(), current_indent

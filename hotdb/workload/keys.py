@@ -224,6 +224,8 @@ def from_relay_call(op_name: str, attrs: dict, arg_shapes: Sequence[Sequence[int
                                          bool(attrs.get("transpose_b", True)))
     except LayoutError as exc:
         raise WorkloadError(str(exc)) from exc
+    except (TypeError, ValueError, IndexError) as exc:  # attributes of the wrong type or length
+        raise WorkloadError(f"attributes do not describe {op_name}: {exc}") from exc
     return None
 
 

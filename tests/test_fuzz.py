@@ -1,0 +1,77 @@
+"""Fuzzing every parser: random bytes and structure-aware mutations of real-format inputs.
+Nothing may escape but hotdb's own ParseError. `HYPOTHESIS_PROFILE=long` runs 20x more
+examples (see tests/README.md)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from conftest import DATA
+from hotdb.errors import ParseError
+from hotdb.examples import example_files
+from hotdb.ingest import REGISTRY, detect
+from hotdb.ingest.base import Source
+
+EXAMPLES = int(os.environ.get("HOTDB_FUZZ_EXAMPLES", "60"))
+SEEDS = {
+    "debug-table": example_files("vgg16")[0],
+    "relay": example_files("vgg16")[1],
+    "autotvm-tasks": example_files("vgg16")[2],
+    "autotvm-log": example_files("vgg16")[3],
+    "relay-fused": DATA / "relay/fused_small.relay.txt",
+    "profile-json": DATA / "profile-report/resnet50_nhwc.report.json",
+    "profile-csv": DATA / "profile-report/resnet50_nhwc.report.csv",
+    "profile-table": DATA / "profile-report/resnet50_nhwc.report.txt",
+    "graph-json": DATA / "graph-json/vgg16.graph.json",
+    "relax": DATA / "relax/small_convnet.fused.relax.py",
+    "listing": DATA / "autotvm-tasks/listing.txt",
+}
+
+
+def mutate(data: bytes, edits) -> bytes:
+    out = bytearray(data)
+    for kind, position, length, byte in edits:
+        if not out:
+            break
+        at = position % len(out)
+        if kind == 0:
+            del out[at:at + length]
+        elif kind == 1:
+            out[at:at] = out[at:at + length]
+        elif kind == 2:
+            out[at] = byte
+        else:
+            del out[at:]  # truncate
+    return bytes(out)
+
+
+edits = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10**6), st.integers(1, 200), st.integers(0, 255)),
+                 min_size=1, max_size=4)
+
+
+def only_parse_errors(path, data: bytes, fmt=None) -> None:
+    path.write_bytes(data)
+    try:
+        source = Source.read(path)
+        ingestor = next(i for i in REGISTRY if i.name == fmt) if fmt else detect(source)
+        ingestor.parse(source)
+    except ParseError:
+        pass
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=edits)
+def test_mutated_inputs_raise_only_parse_errors(tmp_path, name, edits):
+    seed = SEEDS[name].read_bytes()
+    only_parse_errors(tmp_path / SEEDS[name].name, mutate(seed, edits))
+
+
+@pytest.mark.parametrize("fmt", [i.name for i in REGISTRY if i.name not in ("debug-dump", "ms-database")])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=600))
+def test_random_bytes_forced_format(tmp_path, fmt, data):
+    only_parse_errors(tmp_path / "random.txt", data, fmt)
