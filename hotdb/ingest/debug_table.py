@@ -18,8 +18,9 @@ import re
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow
 
-_HEADER = re.compile(r"^\s*Node Name\s{2,}Ops\s{2,}Time\(us\)")
-_SPLIT = re.compile(r"\s{2,}")
+# Columns are separated by two or more spaces, or by tabs where an editor converted them.
+_HEADER = re.compile(r"^\s*Node Name(?:\s{2,}|\t)\s*Ops(?:\s{2,}|\t)\s*Time\(us\)")
+_SPLIT = re.compile(r"\s*\t\s*|\s{2,}")
 _SHAPE = re.compile(r"^\((\s*\d+\s*(,\s*\d+\s*)*,?)?\)$")
 _REQUIRED = ["Node Name", "Ops", "Time(us)", "Time(%)", "Shape", "Inputs", "Outputs"]
 _KNOWN = set(_REQUIRED) | {"Measurements(us)", "Start Time", "End Time"}
@@ -50,7 +51,7 @@ class DebugTable:
         parsed = Parsed(role="profile", run=RunInfo(variant=_variant(columns)))
         index = {name: i for i, name in enumerate(columns)}
         start = header_at + 1
-        if start < len(lines) and set(lines[start].strip()) <= {"-", " "} and lines[start].strip():
+        if start < len(lines) and set(lines[start].strip()) <= {"-", " ", "\t"} and lines[start].strip():
             start += 1
         total_reported = None
         outputs_seen: dict[str, int] = {}
