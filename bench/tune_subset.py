@@ -12,6 +12,7 @@ re-profiled), speedup over the untuned model, and the share of (a)'s speedup rea
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import tempfile
 import time
@@ -50,17 +51,21 @@ def main() -> None:
     db = Hotdb(root / "bench.duckdb")
     db.profile(args.model, repeat=3)
     untuned = statistics.median(db.sql("SELECT end_to_end_us FROM runs ORDER BY run_id LIMIT 1").rows[0][0]) / 1e3
+    print(f"model {args.model}, untuned end-to-end {untuned:,.1f} ms, B = {args.trials}", flush=True)
     rows = []
     started = time.perf_counter()
-    tune_all(loaded, target, args.trials, root / "a")
+    with open(root / "a.log", "w") as log, contextlib.redirect_stdout(log):  # MetaSchedule's round logs
+        tune_all(loaded, target, args.trials, root / "a")
     wall = time.perf_counter() - started
     rows.append(("(a) all tasks, static weights", args.trials, wall, end_to_end_ms(loaded, target, root / "a")))
+    print("measured", rows[-1], flush=True)
     for label, trials in (("(b) coverage-90 subset", args.trials), ("(c) coverage-90 subset, 0.4 B", int(0.4 * args.trials))):
         started = time.perf_counter()
         db.tune(args.model, coverage=90, trials=trials, work_dir=root / label[1], repeat=3)
         wall = time.perf_counter() - started
         rows.append((label, trials, wall, statistics.median(
             db.sql("SELECT end_to_end_us FROM runs ORDER BY run_id DESC LIMIT 1").rows[0][0]) / 1e3))
+        print("measured", rows[-1], flush=True)
     tasks = db.sql("SELECT count(*) FROM model_tasks WHERE tuner = 'meta_schedule' AND model_id = 1").rows[0][0]
     print(f"model {args.model}, {tasks} MetaSchedule tasks, untuned end-to-end {untuned:,.1f} ms, B = {args.trials}")
     print("| configuration | trials | tuning wall time (s) | end-to-end after (ms) | speedup | share of (a)'s speedup |")

@@ -166,15 +166,18 @@ class Hotdb:
         target_obj = parse_target(target)
         target_json = json.dumps(dict(target_obj.export()), sort_keys=True, default=str)
         with self._store(create=True) as store:
+            # the baseline is untuned: every tune compiles the model afresh with its own database
             rows = store.con.execute("""
                 SELECT r.run_id, r.label FROM runs AS r JOIN models AS m USING (model_id)
-                WHERE m.name = ? AND r.target = ? ORDER BY r.run_id DESC LIMIT 1""", [loaded.name, target_json]).fetchall()
+                WHERE m.name = ? AND r.target = ? AND r.baseline_run_id IS NULL
+                ORDER BY r.run_id DESC LIMIT 1""", [loaded.name, target_json]).fetchall()
         if not rows:
             self.profile(model, target=target, repeat=repeat, progress=progress)
             with self._store() as store:
                 rows = store.con.execute("""
                     SELECT r.run_id, r.label FROM runs AS r JOIN models AS m USING (model_id)
-                    WHERE m.name = ? ORDER BY r.run_id DESC LIMIT 1""", [loaded.name]).fetchall()
+                    WHERE m.name = ? AND r.baseline_run_id IS NULL ORDER BY r.run_id DESC LIMIT 1""",
+                                         [loaded.name]).fetchall()
         baseline_id, baseline_label = rows[0]
         with self._store() as store:
             selection = self._report(store, "selection", "export_selection",

@@ -34,7 +34,8 @@ class TunePlan:
 
 
 def plan(selection: list[dict], trials: int, per_task_max: int | None) -> TunePlan:
-    rows = [r for r in selection if r["tuner"] == "meta_schedule" and r["task_name"]]
+    # the task each kernel matched (by name): a database entry of the same workload is not a task to extract
+    rows = [r for r in selection if r["tuner"] == "meta_schedule" and r["task_name"] and r["chosen"]]
     if not rows:
         raise UsageError("the coverage cut selects no MetaSchedule task of this run; profile the model with "
                          "`hotdb profile` (it extracts MetaSchedule tasks) and try again")

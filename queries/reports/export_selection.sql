@@ -9,7 +9,8 @@ WITH selected AS (
 )
 SELECT s.rank, t.tuner, t.task_name, t.task_args, s.workload_key AS workload, t.weight, t.structural_hash,
        s.calls, s.time_us, s.share_pct, s.cumulative_pct, coalesce(t.record_count, 0) AS records,
-       t.best_cost_us, t.first_source_id AS source_id, t.first_task_index AS task_index
+       t.best_cost_us, t.first_source_id AS source_id, t.first_task_index AS task_index,
+       t.task_name IS NOT DISTINCT FROM s.task_name AS chosen  -- the task the run's kernels matched
 FROM selected AS s
 JOIN runs AS r USING (run_id)
 LEFT JOIN model_tasks AS t ON t.model_id = r.model_id
