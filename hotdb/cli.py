@@ -309,10 +309,10 @@ def main() -> None:
         sys.exit(130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+    except Exception as exc:  # usage errors carry their own exit code and message
+        show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        # typer >= 0.29 vendors click (typer._click): match the interface, not a class
+        if callable(show) and isinstance(exit_code, int) and not _state["debug"]:
+            show()
+            sys.exit(exit_code)
         raise

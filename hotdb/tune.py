@@ -34,14 +34,15 @@ class TunePlan:
 
 
 def plan(selection: list[dict], trials: int, per_task_max: int | None) -> TunePlan:
-    # the task each kernel matched (by name): a database entry of the same workload is not a task to extract
+    # the tasks the kernels act through (one per fused function: a workload fused with two
+    # epilogues is two tasks); a database entry of the same workload is not a task to extract
     rows = [r for r in selection if r["tuner"] == "meta_schedule" and r["task_name"] and r["chosen"]]
     if not rows:
         raise UsageError("the coverage cut selects no MetaSchedule task of this run; profile the model with "
                          "`hotdb profile` (it extracts MetaSchedule tasks) and try again")
     if trials < len(rows):
         raise UsageError(f"--trials {trials} is fewer than the {len(rows)} selected tasks; give each at least one")
-    return TunePlan([r["task_name"] for r in rows], [float(r["share_pct"]) for r in rows], trials,
+    return TunePlan([r["task_name"] for r in rows], [float(r["task_share_pct"]) for r in rows], trials,
                     per_task_max or trials)
 
 

@@ -82,6 +82,15 @@ def test_usage_errors_exit_1_without_traceback(cli, vgg16, tmp_path):
     assert two.code == 1 and "one ingest describes one run" in two.err
 
 
+def test_unknown_options_are_usage_errors_not_tracebacks(tmp_path):
+    # run as a process: the console entry point, not the test runner, turns usage errors into exit codes
+    for args in (["top", "--bogus"], ["sql", "--x"], ["top", "--by"]):
+        proc = subprocess.run([sys.executable, "-m", "hotdb", "--db", str(tmp_path / "x.duckdb"), *args],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, args
+        assert "Traceback" not in proc.stderr and "Error: " in proc.stderr, proc.stderr
+
+
 def test_forced_format_and_detection_listing(cli, vgg16):
     result = cli("ingest", vgg16["relay"], "--format", "debug-table", "--model", "m")
     assert result.code == 1 and "no table header" in result.err

@@ -8,6 +8,7 @@ import sys
 import textwrap
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 
 import duckdb
 
@@ -72,3 +73,50 @@ def test_a_second_writer_waits_for_the_lock_then_fails_clearly(tmp_path, vgg16):
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 1
     con.close()
+
+
+def _row_counts(db) -> dict[str, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
+    counts = {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0] for t in tables}
+    con.close()
+    return counts
+
+
+def _ingest(db, *args, env=None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "ingest", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_ingest_killed_before_commit_leaves_none_of_its_rows(tmp_path, vgg16):
+    db = tmp_path / "crash.duckdb"
+    assert _ingest(db, vgg16["relay"], vgg16["tasks"], "--model", "vgg16").wait(timeout=120) == 0
+    before = _row_counts(db)
+    env = {**os.environ, "HOTDB_FAILPOINT": "before-commit"}
+    victim = _ingest(db, vgg16["table"], vgg16["log"], "--model", "vgg16", env=env)
+    assert victim.stderr.readline().strip() == "hotdb: failpoint before-commit"  # every row appended
+    victim.kill()  # SIGKILL: no rollback, no close, no atexit
+    assert victim.wait(timeout=30) == -9
+    assert _row_counts(db) == before  # it opens, and none of that ingest is there
+    again = _ingest(db, vgg16["table"], vgg16["log"], "--model", "vgg16")
+    out, err = again.communicate(timeout=120)
+    assert again.returncode == 0 and "nothing new" not in out + err  # nothing half-landed blocks a retry
+    after = _row_counts(db)
+    assert after["runs"] == before["runs"] + 1 and after["nodes"] > before["nodes"]
+    assert after["tuning_records"] > before["tuning_records"]
+
+
+def test_concurrent_ingests_land_once_each(tmp_path, vgg16):
+    other = Path(__file__).parent / "data/debug-table/vgg16_tvm09/vgg16.debug_table.txt"
+    jobs = [(vgg16["table"], "--model", "a"), (other, "--model", "b"), (vgg16["table"], "--model", "a"),
+            (vgg16["tasks"], "--model", "a")]
+    serial = tmp_path / "serial.duckdb"
+    for job in jobs:
+        assert _ingest(serial, *job).wait(timeout=120) == 0
+    db = tmp_path / "together.duckdb"
+    env = {**os.environ, "HOTDB_LOCK_TIMEOUT": "120"}
+    procs = [_ingest(db, *job, env=env) for job in jobs]  # all at once: each waits for the lock in turn
+    results = [p.communicate(timeout=240) for p in procs]
+    assert [p.returncode for p in procs] == [0] * len(jobs), [err for _, err in results]
+    assert sum("nothing new" in out + err for out, err in results) == 1  # the repeated file, whichever came second
+    assert _row_counts(db) == _row_counts(serial)

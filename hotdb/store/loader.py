@@ -7,6 +7,9 @@ reported; if nothing is new, nothing is written.
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from dataclasses import astuple, dataclass, field
 from datetime import datetime, timezone
 
@@ -113,11 +116,20 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                         raise ValueError(f"unknown run column {column}")
                     store.con.execute(f"UPDATE runs SET {column} = ? WHERE label = ?", [value, label])
             _store_rows(store, source_id, parsed, label)
+        _failpoint("before-commit")
         con.commit()
     except BaseException:
         con.rollback()
         raise
     return LoadResult(model, label, files)
+
+
+def _failpoint(name: str) -> None:
+    """HOTDB_FAILPOINT=NAME parks the process here (every row appended, nothing committed),
+    so that crash tests can SIGKILL it at a known point of an ingest."""
+    if os.environ.get("HOTDB_FAILPOINT") == name:
+        print(f"hotdb: failpoint {name}", file=sys.stderr, flush=True)
+        time.sleep(float(os.environ.get("HOTDB_FAILPOINT_SLEEP", "600")))
 
 
 def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id: int, parsed: Parsed,
