@@ -20,8 +20,7 @@
 -- @column reason       why a node is ambiguous or unmatched
 CREATE OR REPLACE VIEW node_matches AS
 SELECT n.run_id, n.node_index, n.node_name, n.func_name, n.kernel_family, n.time_us, n.calls,
-       m.workload_key, t.tuner, t.task_name, t.task_args, m.method, m.confidence,
+       m.workload_key, m.tuner, m.task_name, m.task_args, m.method, m.confidence,
        m.candidates, m.candidate_keys, m.reason
 FROM run_nodes AS n
-JOIN kernel_matches AS m USING (run_id, func_name)
-LEFT JOIN kernel_tasks AS t USING (run_id, func_name);
+JOIN kernel_match_results AS m USING (run_id, func_name);

@@ -61,8 +61,8 @@ class Store:
             raise DatabaseError(f"no database at {self.path}; run `hotdb ingest` first, or pass --db / set HOTDB_DB")
         self.con = _connect(self.path, read_only=False)
         try:
-            self.migrate()
-            self.refresh_views()
+            migrated = self.migrate()
+            self.refresh_views(force=bool(migrated))
         except BaseException:
             self.con.close()
             raise
@@ -128,6 +128,10 @@ class Store:
                 for column, text in view.columns.items():
                     self.con.execute(f"COMMENT ON COLUMN {view.name}.{column} IS {_quote(text)}")
             self.con.execute("INSERT OR REPLACE INTO hotdb_meta VALUES ('views_sha256', ?)", [digest])
+            # stored matches were decided by the old ladder (or by none, before 0004)
+            from hotdb.store.matches import rematch_models
+
+            rematch_models(self.con)
             self.con.commit()
         except BaseException:
             self.con.rollback()

@@ -19,6 +19,7 @@ from hotdb.ingest.base import Source
 from hotdb.ingest.rows import (GraphNodeRow, IrCallRow, NodeRow, Parsed, SampleRow, TaskRow,
                                TuningRecordRow, column_names)
 from hotdb.store.connection import Store
+from hotdb.store.matches import rematch_models
 
 
 @dataclass
@@ -116,6 +117,7 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                         raise ValueError(f"unknown run column {column}")
                     store.con.execute(f"UPDATE runs SET {column} = ? WHERE label = ?", [value, label])
             _store_rows(store, source_id, parsed, label)
+        rematch_models(con, [model_id])
         _failpoint("before-commit")
         con.commit()
     except BaseException:
