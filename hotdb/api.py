@@ -106,8 +106,9 @@ class Hotdb:
     def __init__(self, db: str | Path | None = None):
         self.db_path = db
 
-    def _store(self, create: bool = False) -> Store:
-        return Store(self.db_path, create=create)
+    def _store(self, create: bool = False, write: bool = False) -> Store:
+        """Writers (create or write) lock the file; readers open it read-only, side by side."""
+        return Store(self.db_path, create=create, read_only=not (create or write))
 
     # -- writing --------------------------------------------------------------------------
     def ingest(self, paths: list[str | Path], *, model: str | None = None, run: str | None = None,
@@ -204,7 +205,7 @@ class Hotdb:
         tags = {"tuned_from": baseline_label, "trials": str(tune_plan.trials), "coverage_pct": f"{coverage:g}"}
         if not finished:
             tags["interrupted"] = "true"
-        with self._store() as store:
+        with self._store(write=True) as store:
             loaded_result = load(store, loaded.name, items, tags=tags, target=result.profile.run.target,
                                  run_meta={**result.run_meta, "baseline_run_id": baseline_id})
             tuned_id = store.con.execute("SELECT run_id FROM runs WHERE label = ?", [loaded_result.run_label]).fetchall()[0][0]

@@ -17,9 +17,9 @@
 -- @column confidence           0..1, NULL when nothing was chosen
 CREATE OR REPLACE VIEW node_times AS
 WITH ranked AS (
-    SELECT m.*, 100.0 * m.time_us / nullif(t.total_time_us, 0) AS share_pct,
+    SELECT m.*, 100.0 * m.time_us / nullif(sum(m.time_us) OVER (PARTITION BY m.run_id), 0) AS share_pct,
            row_number() OVER (PARTITION BY m.run_id ORDER BY m.time_us DESC, m.node_index) AS rank
-    FROM node_matches AS m JOIN run_totals AS t USING (run_id)
+    FROM node_matches AS m
 )
 SELECT run_id, rank, node_name, func_name, kernel_family, time_us, calls, share_pct,
        sum(share_pct) OVER running AS cumulative_pct,

@@ -22,9 +22,9 @@ WITH per_op AS (
     GROUP BY m.run_id, m.kernel_family
 ),
 ranked AS (
-    SELECT p.*, 100.0 * p.time_us / nullif(t.total_time_us, 0) AS share_pct,
+    SELECT p.*, 100.0 * p.time_us / nullif(sum(p.time_us) OVER (PARTITION BY p.run_id), 0) AS share_pct,
            row_number() OVER (PARTITION BY p.run_id ORDER BY p.time_us DESC, p.kernel_family) AS rank
-    FROM per_op AS p JOIN run_totals AS t USING (run_id)
+    FROM per_op AS p
 )
 SELECT run_id, rank, kernel_family, tunable, time_us, calls, kernels, share_pct,
        sum(share_pct) OVER running AS cumulative_pct,

@@ -1,4 +1,5 @@
--- One row per run: its total time and how much of it hotdb could attribute.
+-- One row per run with nodes: its total time and how much of it hotdb could attribute.
+-- (Aggregated before joining runs, so that a filter on run_id reaches the node scan.)
 --
 -- @column run_id              the run
 -- @column model_id            model of the run
@@ -12,15 +13,20 @@
 -- @column not_tunable_pct     share of time in nodes no tuner can tune (layout_transform, pooling, ...)
 -- @column with_task_pct       share of time in nodes matched to a task of the model
 CREATE OR REPLACE VIEW run_totals AS
-SELECT r.run_id, r.model_id, r.label,
-       coalesce(sum(m.time_us), 0) AS total_time_us,
-       count(m.node_index) AS nodes,
-       count(DISTINCT m.func_name) AS kernels,
-       100.0 * coalesce(sum(m.time_us) FILTER (m.workload_key IS NOT NULL), 0) / nullif(sum(m.time_us), 0) AS matched_pct,
-       100.0 * coalesce(sum(m.time_us) FILTER (m.method = 'ambiguous'), 0) / nullif(sum(m.time_us), 0) AS ambiguous_pct,
-       100.0 * coalesce(sum(m.time_us) FILTER (m.method = 'unmatched' AND m.reason NOT LIKE 'not tunable%'), 0) / nullif(sum(m.time_us), 0) AS unmatched_tunable_pct,
-       100.0 * coalesce(sum(m.time_us) FILTER (m.reason LIKE 'not tunable%'), 0) / nullif(sum(m.time_us), 0) AS not_tunable_pct,
-       100.0 * coalesce(sum(m.time_us) FILTER (m.task_name IS NOT NULL), 0) / nullif(sum(m.time_us), 0) AS with_task_pct
-FROM runs AS r
-LEFT JOIN node_matches AS m USING (run_id)
-GROUP BY r.run_id, r.model_id, r.label;
+WITH per_run AS (
+    SELECT m.run_id,
+           coalesce(sum(m.time_us), 0) AS total_time_us,
+           count(m.node_index) AS nodes,
+           count(DISTINCT m.func_name) AS kernels,
+           100.0 * coalesce(sum(m.time_us) FILTER (m.workload_key IS NOT NULL), 0) / nullif(sum(m.time_us), 0) AS matched_pct,
+           100.0 * coalesce(sum(m.time_us) FILTER (m.method = 'ambiguous'), 0) / nullif(sum(m.time_us), 0) AS ambiguous_pct,
+           100.0 * coalesce(sum(m.time_us) FILTER (m.method = 'unmatched' AND m.reason NOT LIKE 'not tunable%'), 0) / nullif(sum(m.time_us), 0) AS unmatched_tunable_pct,
+           100.0 * coalesce(sum(m.time_us) FILTER (m.reason LIKE 'not tunable%'), 0) / nullif(sum(m.time_us), 0) AS not_tunable_pct,
+           100.0 * coalesce(sum(m.time_us) FILTER (m.task_name IS NOT NULL), 0) / nullif(sum(m.time_us), 0) AS with_task_pct
+    FROM node_matches AS m
+    GROUP BY m.run_id
+)
+SELECT r.run_id, r.model_id, r.label, p.total_time_us, p.nodes, p.kernels, p.matched_pct, p.ambiguous_pct,
+       p.unmatched_tunable_pct, p.not_tunable_pct, p.with_task_pct
+FROM per_run AS p
+JOIN runs AS r USING (run_id);

@@ -20,7 +20,7 @@
 -- @column min_confidence       lowest confidence among its nodes' matches
 -- @column flops                floating-point operations of one call of the workload (NULL for 'args' keys)
 CREATE OR REPLACE VIEW task_times AS
-WITH per_task AS (
+WITH per_workload AS (  -- the NULL workload holds the time no task acts on: it counts in the total
     SELECT m.run_id, m.workload_key,
            any_value(m.tuner) AS tuner,
            any_value(m.task_name) AS task_name,
@@ -32,16 +32,18 @@ WITH per_task AS (
            list_sort(list_distinct(list(m.method))) AS methods,
            min(m.confidence) AS min_confidence
     FROM node_matches AS m
-    WHERE m.workload_key IS NOT NULL
     GROUP BY m.run_id, m.workload_key
 ),
+shared AS (  -- windows, not a join with run_totals: a run filter then reaches the nodes scan
+    SELECT p.*, 100.0 * p.time_us / nullif(sum(p.time_us) OVER (PARTITION BY p.run_id), 0) AS share_pct
+    FROM per_workload AS p
+),
 ranked AS (
-    SELECT p.*, w.flops,
-           100.0 * p.time_us / nullif(t.total_time_us, 0) AS share_pct,
-           row_number() OVER (PARTITION BY p.run_id ORDER BY p.time_us DESC, p.workload_key) AS rank
-    FROM per_task AS p
-    JOIN run_totals AS t USING (run_id)
+    SELECT s.*, w.flops,
+           row_number() OVER (PARTITION BY s.run_id ORDER BY s.time_us DESC, s.workload_key) AS rank
+    FROM shared AS s
     LEFT JOIN workloads AS w USING (workload_key)
+    WHERE s.workload_key IS NOT NULL
 )
 SELECT run_id, rank, workload_key, tuner, task_name, task_args, time_us, calls, share_pct,
        sum(share_pct) OVER running AS cumulative_pct,

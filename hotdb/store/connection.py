@@ -55,17 +55,31 @@ def latest_schema_version() -> int:
 class Store:
     """One open database. Use as a context manager; close() releases the file lock."""
 
-    def __init__(self, path: str | Path | None = None, *, create: bool = True):
+    def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False):
         self.path = Path(path) if path is not None else default_path()
         if not create and str(self.path) != ":memory:" and not self.path.exists():
             raise DatabaseError(f"no database at {self.path}; run `hotdb ingest` first, or pass --db / set HOTDB_DB")
-        self.con = _connect(self.path, read_only=False)
+        # readers share the file; a database that needs migrating or new views is written first
+        read_only = read_only and str(self.path) != ":memory:"
+        self.con = _connect(self.path, read_only=read_only)
         try:
-            migrated = self.migrate()
-            self.refresh_views(force=bool(migrated))
+            if read_only and not self._current():
+                self.con.close()
+                Store(self.path, create=False).close()
+                self.con = _connect(self.path, read_only=True)
+            if not read_only:
+                migrated = self.migrate()
+                self.refresh_views(force=bool(migrated))
         except BaseException:
             self.con.close()
             raise
+
+    def _current(self) -> bool:
+        """Schema and views are those of this hotdb (a newer schema is refused later, in migrate)."""
+        if self.schema_version() != latest_schema_version():
+            return False
+        current = self.con.execute("SELECT value FROM hotdb_meta WHERE key = 'views_sha256'").fetchall()
+        return bool(current) and current[0][0] == _views_digest()
 
     def __enter__(self) -> "Store":
         return self
@@ -111,7 +125,7 @@ class Store:
     # -- views ----------------------------------------------------------------------------
     def refresh_views(self, force: bool = False) -> None:
         files = query_files()
-        digest = hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
+        digest = _views_digest()
         current = self.con.execute("SELECT value FROM hotdb_meta WHERE key = 'views_sha256'").fetchall()
         if current and current[0][0] == digest and not force:
             return
@@ -139,6 +153,10 @@ class Store:
 
     def report_sql(self, name: str) -> str:
         return (sql_dir("queries") / "reports" / f"{name}.sql").read_text(encoding="utf-8")
+
+
+def _views_digest() -> str:
+    return hashlib.sha256(b"".join(p.read_bytes() for p in query_files())).hexdigest()
 
 
 def _dependency_order(views: list) -> list:

@@ -10,16 +10,20 @@ weighted AS (
     SELECT l.run_id, m.name AS model, coalesce(CAST($weight_values AS DOUBLE[])[list_position(CAST($weight_models AS VARCHAR[]), m.name)], 1.0) AS weight
     FROM latest AS l JOIN models AS m USING (model_id)
 ),
+picked AS (  -- IN reaches the nodes scan; a join with `latest` would not
+    SELECT * FROM node_matches WHERE run_id IN (SELECT run_id FROM latest)
+),
 total AS (
-    SELECT sum(t.total_time_us * w.weight) AS time_us FROM run_totals AS t JOIN weighted AS w USING (run_id)
+    SELECT sum(p.time_us * w.weight) AS time_us FROM picked AS p JOIN weighted AS w USING (run_id)
 ),
 per_workload AS (
-    SELECT tt.workload_key,
-           any_value(tt.task_name) AS task_name, any_value(tt.task_args) AS task_args, any_value(tt.tuner) AS tuner,
-           sum(tt.time_us * w.weight) AS time_us, sum(tt.calls) AS calls,
+    SELECT p.workload_key,
+           any_value(p.task_name) AS task_name, any_value(p.task_args) AS task_args, any_value(p.tuner) AS tuner,
+           sum(p.time_us * w.weight) AS time_us, sum(p.calls) AS calls,
            list_sort(list_distinct(list(w.model))) AS models
-    FROM task_times AS tt JOIN weighted AS w USING (run_id)
-    GROUP BY tt.workload_key
+    FROM picked AS p JOIN weighted AS w USING (run_id)
+    WHERE p.workload_key IS NOT NULL
+    GROUP BY p.workload_key
 ),
 ranked AS (
     SELECT p.*, 100.0 * p.time_us / (SELECT time_us FROM total) AS share_pct,
