@@ -44,7 +44,7 @@ ORDER BY time_us DESC
 
 HAND_ALL_MODELS = """
 WITH latest AS (
-    SELECT max(run_id) AS run_id FROM runs GROUP BY model_id
+    SELECT arg_max(run_id, created_at) AS run_id FROM runs GROUP BY model_id
 ), per_workload AS (
     SELECT m.workload_key, sum(n.time_us) AS time_us
     FROM nodes AS n JOIN kernel_match_results AS m USING (run_id, func_name)

@@ -103,12 +103,49 @@ def default_model_name(paths: list[str | Path]) -> str:
 
 
 class Hotdb:
-    def __init__(self, db: str | Path | None = None):
-        self.db_path = db
+    """hotdb over one DuckDB file (`db`), or over a lake of Parquet files (`lake`, see
+    hotdb/store/lake.py): every method works the same on both."""
 
-    def _store(self, create: bool = False, write: bool = False) -> Store:
-        """Writers (create or write) lock the file; readers open it read-only, side by side."""
-        return Store(self.db_path, create=create, read_only=not (create or write))
+    def __init__(self, db: str | Path | None = None, *, lake: str | Path | None = None):
+        self.db_path = db
+        self.lake = None
+        if lake is not None:
+            from hotdb.store.lake import Lake
+
+            self.lake = Lake(lake)
+
+    def _store(self, create: bool = False) -> Store:
+        """A database to read: the file opened read-only (readers side by side), or the lake's views."""
+        if self.lake is not None:
+            if create:
+                self.lake.root.mkdir(parents=True, exist_ok=True)
+            return self.lake.reader()
+        return Store(self.db_path, create=create, read_only=not create)
+
+    def _load(self, model: str, items, **options) -> LoadResult:
+        """Store one ingest: one transaction in the file, or new files in the lake."""
+        if self.lake is not None:
+            self.lake.root.mkdir(parents=True, exist_ok=True)
+            return self.lake.ingest(model, items, **options)
+        with Store(self.db_path, create=True) as store:
+            return load(store, model, items, **options)
+
+    # -- lakes ----------------------------------------------------------------------------
+    def lake_export(self, lake: str | Path) -> dict:
+        """Copy this database file into a lake (hotdb/store/lake.py)."""
+        from hotdb.store.lake import Lake
+
+        from hotdb.store.connection import default_path
+
+        Path(lake).mkdir(parents=True, exist_ok=True)
+        return Lake(lake).export(Path(self.db_path) if self.db_path else default_path())
+
+    def lake_compact(self, lake: str | Path) -> dict:
+        from hotdb.store.lake import Lake
+
+        if not Path(lake).is_dir():
+            raise UsageError(f"no lake at {lake}")
+        return Lake(lake).compact()
 
     # -- writing --------------------------------------------------------------------------
     def ingest(self, paths: list[str | Path], *, model: str | None = None, run: str | None = None,
@@ -117,8 +154,7 @@ class Hotdb:
         in one transaction as one build of `model`."""
         items = _parse_files(paths, format)
         model = model or default_model_name(paths)
-        with self._store(create=True) as store:
-            return load(store, model, items, run_label=run, tags=tags)
+        return self._load(model, items, run_label=run, tags=tags)
 
     def profile(self, model: str, *, target: str | None = None, repeat: int = 5, warmup: int = 1,
                 name: str | None = None, run: str | None = None, tags: dict[str, str] | None = None,
@@ -148,9 +184,8 @@ class Hotdb:
         items = [(profile_source, "live-capture", result.profile),
                  (ir_source, "relax", RelaxScript().parse(ir_source)),
                  (task_source, "meta_schedule", result.tasks)]
-        with self._store(create=True) as store:
-            return load(store, name or loaded.name, items, run_label=run, tags=tags,
-                        target=result.profile.run.target, run_meta=result.run_meta)
+        return self._load(name or loaded.name, items, run_label=run, tags=tags,
+                          target=result.profile.run.target, run_meta=result.run_meta)
 
     def tune(self, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
              work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,
@@ -171,13 +206,13 @@ class Hotdb:
             rows = store.con.execute("""
                 SELECT r.run_id, r.label FROM runs AS r JOIN models AS m USING (model_id)
                 WHERE m.name = ? AND r.target = ? AND r.baseline_run_id IS NULL
-                ORDER BY r.run_id DESC LIMIT 1""", [loaded.name, target_json]).fetchall()
+                ORDER BY r.created_at DESC, r.run_id DESC LIMIT 1""", [loaded.name, target_json]).fetchall()
         if not rows:
             self.profile(model, target=target, repeat=repeat, progress=progress)
             with self._store() as store:
                 rows = store.con.execute("""
                     SELECT r.run_id, r.label FROM runs AS r JOIN models AS m USING (model_id)
-                    WHERE m.name = ? AND r.baseline_run_id IS NULL ORDER BY r.run_id DESC LIMIT 1""",
+                    WHERE m.name = ? AND r.baseline_run_id IS NULL ORDER BY r.created_at DESC, r.run_id DESC LIMIT 1""",
                                          [loaded.name]).fetchall()
         baseline_id, baseline_label = rows[0]
         with self._store() as store:
@@ -205,9 +240,9 @@ class Hotdb:
         tags = {"tuned_from": baseline_label, "trials": str(tune_plan.trials), "coverage_pct": f"{coverage:g}"}
         if not finished:
             tags["interrupted"] = "true"
-        with self._store(write=True) as store:
-            loaded_result = load(store, loaded.name, items, tags=tags, target=result.profile.run.target,
-                                 run_meta={**result.run_meta, "baseline_run_id": baseline_id})
+        loaded_result = self._load(loaded.name, items, tags=tags, target=result.profile.run.target,
+                                   run_meta={**result.run_meta, "baseline_run_id": baseline_id})
+        with self._store() as store:
             tuned_id = store.con.execute("SELECT run_id FROM runs WHERE label = ?", [loaded_result.run_label]).fetchall()[0][0]
             compare = self._report(store, f"{baseline_label} -> {loaded_result.run_label}: tuned {len(tune_plan.task_names)} "
                                    f"tasks, {tune_plan.trials} trials", "tune_compare",
@@ -231,17 +266,17 @@ class Hotdb:
         if run is not None:
             rows = store.con.execute("SELECT run_id, label FROM runs WHERE label = ?", [run]).fetchall()
             if not rows:
-                known = [r[0] for r in store.con.execute("SELECT label FROM runs ORDER BY run_id DESC LIMIT 5").fetchall()]
+                known = [r[0] for r in store.con.execute("SELECT label FROM runs ORDER BY created_at DESC, run_id DESC LIMIT 5").fetchall()]
                 raise UsageError(f"no run labelled {run!r}" + (f"; latest runs: {', '.join(known)}" if known else ""))
             return rows[0]
         if model is not None:
             rows = store.con.execute("""
                 SELECT r.run_id, r.label FROM runs AS r JOIN models AS m USING (model_id)
-                WHERE m.name = ? ORDER BY r.run_id DESC LIMIT 1""", [model]).fetchall()
+                WHERE m.name = ? ORDER BY r.created_at DESC, r.run_id DESC LIMIT 1""", [model]).fetchall()
             if not rows:
                 raise UsageError(f"model {model!r} has no runs")
             return rows[0]
-        rows = store.con.execute("SELECT run_id, label FROM runs ORDER BY run_id DESC LIMIT 1").fetchall()
+        rows = store.con.execute("SELECT run_id, label FROM runs ORDER BY created_at DESC, run_id DESC LIMIT 1").fetchall()
         if not rows:
             raise UsageError("the database has no runs yet; ingest a profile first")
         return rows[0]
@@ -392,13 +427,13 @@ class Hotdb:
             if run_a is None or run_b is None:
                 if model is None:
                     latest = store.con.execute("SELECT m.name FROM runs AS r JOIN models AS m USING (model_id) "
-                                               "ORDER BY r.run_id DESC LIMIT 1").fetchall()
+                                               "ORDER BY r.created_at DESC, r.run_id DESC LIMIT 1").fetchall()
                     if not latest:
                         raise UsageError("the database has no runs yet")
                     model = latest[0][0]
                 labels = [r[0] for r in store.con.execute(
                     "SELECT r.label FROM runs AS r JOIN models AS m USING (model_id) WHERE m.name = ? "
-                    "ORDER BY r.run_id DESC LIMIT 2", [model]).fetchall()]
+                    "ORDER BY r.created_at DESC, r.run_id DESC LIMIT 2", [model]).fetchall()]
                 if len(labels) < 2:
                     raise UsageError(f"model {model!r} has fewer than two runs to compare; name two runs")
                 run_b, run_a = (run_b or labels[0]), (run_a or labels[1])

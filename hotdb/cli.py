@@ -17,7 +17,7 @@ app = typer.Typer(
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
 )
 
-_state = {"db": None, "debug": False}
+_state = {"db": None, "lake": None, "debug": False}
 
 
 class OutputFormat(str, Enum):
@@ -40,16 +40,18 @@ ModelOption = Annotated[Optional[str], typer.Option("--model", help="Model name 
 @app.callback()
 def _global(
     db: Annotated[Optional[Path], typer.Option("--db", envvar="HOTDB_DB", help="Database file (default ./hotdb.duckdb).")] = None,
+    lake: Annotated[Optional[Path], typer.Option("--lake", envvar="HOTDB_LAKE", help="Use a lake of Parquet files (a folder) instead of a database file: many writers, no lock.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     _state["db"] = db
+    _state["lake"] = lake
     _state["debug"] = debug
 
 
 def _api():
     from hotdb.api import Hotdb
 
-    return Hotdb(_state["db"])
+    return Hotdb(_state["db"], lake=_state["lake"])
 
 
 def _render(result, fmt: OutputFormat) -> None:
@@ -291,6 +293,33 @@ def example(
     api = _api()
     render.ingest_summary(api.ingest(example_files("vgg16"), model="vgg16", run="vgg16-example"))
     _render(api.top(by="task", coverage=coverage, run="vgg16-example"), fmt)
+
+
+lake_app = typer.Typer(help="Move data between a database file and a lake of Parquet files (--lake).",
+                       no_args_is_help=True)
+app.add_typer(lake_app, name="lake")
+
+
+@lake_app.command("export")
+def lake_export(
+    lake_dir: Annotated[Path, typer.Argument(help="The lake folder (created if missing).")],
+) -> None:
+    """Copy the database file (--db) into a lake: one folder per run, ids moved to the lake's."""
+    from hotdb import render
+
+    counts = _api().lake_export(lake_dir)
+    render.info(f"exported {counts['models']} models, {counts['runs']} runs into {lake_dir}")
+
+
+@lake_app.command("compact")
+def lake_compact(
+    lake_dir: Annotated[Path, typer.Argument(help="The lake folder.")],
+) -> None:
+    """Merge each model's small files into one folder, re-matching its runs; safe while others write."""
+    from hotdb import render
+
+    counts = _api().lake_compact(lake_dir)
+    render.info(f"compacted {counts['folders']} folders of {counts['models']} models in {lake_dir}")
 
 
 def main() -> None:

@@ -15,4 +15,4 @@ CREATE OR REPLACE VIEW model_task_weights AS
 SELECT w.model_id, w.run_id, w.tuner, w.task_name, w.workload_key, w.static_weight, w.measured_calls,
        w.time_us, w.share_pct, w.runtime_weight
 FROM task_weights AS w
-WHERE w.run_id = (SELECT max(r.run_id) FROM runs AS r WHERE r.model_id = w.model_id);
+WHERE w.run_id = (SELECT arg_max(r.run_id, r.created_at) FROM runs AS r WHERE r.model_id = w.model_id);

@@ -19,7 +19,7 @@ from hotdb.ingest.base import Source
 from hotdb.ingest.rows import (GraphNodeRow, IrCallRow, NodeRow, Parsed, SampleRow, TaskRow,
                                TuningRecordRow, column_names)
 from hotdb.store.connection import Store
-from hotdb.store.matches import rematch_models
+from hotdb.store.matches import rematch_models, rematch_runs
 
 
 @dataclass
@@ -117,7 +117,10 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                         raise ValueError(f"unknown run column {column}")
                     store.con.execute(f"UPDATE runs SET {column} = ? WHERE label = ?", [value, label])
             _store_rows(store, source_id, parsed, label)
-        rematch_models(con, [model_id])
+        if any(parsed.role != "profile" for _, _, parsed in new_items):
+            rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
+        elif label is not None:
+            rematch_runs(con, [_scalar(store, "SELECT run_id FROM runs WHERE label = ?", [label])])
         _failpoint("before-commit")
         con.commit()
     except BaseException:

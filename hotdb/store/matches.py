@@ -1,9 +1,10 @@
 """Stored matches: the matching ladder's result per (run, kernel), kept in
 kernel_match_results so that reading coverage never re-matches.
 
-What a run's kernels match depends on everything its model has (IR, tasks, graph JSON,
-other profiles do not count), so an ingest re-matches every run of the model it touched,
-inside its own transaction; a change of the ladder's SQL re-matches every run.
+What a run's kernels match depends on its model's IR, tasks and graph JSON (not on other
+profiles): an ingest that adds those re-matches every run of the model, an ingest of a
+profile only its new run, inside the ingest's transaction. A change of the ladder's SQL
+re-matches every run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ SELECT m.run_id, m.func_name, m.kernel_family, m.calls, m.time_us, m.workload_ke
        m.candidates, m.candidate_keys, m.reason, t.tuner, t.task_name, t.task_args, t.task_names, now()
 FROM match_ladder AS m
 LEFT JOIN task_choice AS t USING (run_id, func_name)
-WHERE m.run_id IN (SELECT run_id FROM runs WHERE model_id IN (SELECT unnest($models)))
+WHERE m.run_id IN (SELECT unnest($runs))
 """
 
 
@@ -26,6 +27,13 @@ def rematch_models(con: duckdb.DuckDBPyConnection, model_ids: list[int] | None =
         model_ids = [row[0] for row in con.execute("SELECT model_id FROM models").fetchall()]
     if not model_ids:
         return
-    con.execute("DELETE FROM kernel_match_results WHERE run_id IN "
-                "(SELECT run_id FROM runs WHERE model_id IN (SELECT unnest($models)))", {"models": model_ids})
-    con.execute(REMATCH_SQL, {"models": model_ids})
+    runs = [row[0] for row in con.execute(
+        "SELECT run_id FROM runs WHERE model_id IN (SELECT unnest($models))", {"models": model_ids}).fetchall()]
+    rematch_runs(con, runs)
+
+
+def rematch_runs(con: duckdb.DuckDBPyConnection, run_ids: list[int]) -> None:
+    if not run_ids:
+        return
+    con.execute("DELETE FROM kernel_match_results WHERE run_id IN (SELECT unnest($runs))", {"runs": run_ids})
+    con.execute(REMATCH_SQL, {"runs": run_ids})

@@ -8,4 +8,4 @@ JOIN models AS m USING (model_id)
 WHERE ($model IS NULL OR m.name = $model)
   AND ($task IS NULL OR t.task_name = $task)
   AND ($workload IS NULL OR t.workload_key = $workload)
-ORDER BY r.run_id, t.rank;
+ORDER BY r.created_at, r.run_id, t.rank;

@@ -5,4 +5,4 @@ SELECT r.label AS run, m.name AS model, r.created_at, t.nodes, t.kernels, t.tota
 FROM runs AS r
 JOIN models AS m USING (model_id)
 JOIN run_totals AS t USING (run_id)
-ORDER BY r.run_id;
+ORDER BY r.created_at, r.run_id;

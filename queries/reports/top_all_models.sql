@@ -4,7 +4,7 @@
 -- Parameters: $weight_models, $weight_values (parallel lists: model name, weight; a model
 -- not listed weighs 1), $coverage_pct (NULL: all rows).
 WITH latest AS (
-    SELECT r.model_id, max(r.run_id) AS run_id FROM runs AS r GROUP BY r.model_id
+    SELECT r.model_id, arg_max(r.run_id, r.created_at) AS run_id FROM runs AS r GROUP BY r.model_id
 ),
 weighted AS (
     SELECT l.run_id, m.name AS model, coalesce(CAST($weight_values AS DOUBLE[])[list_position(CAST($weight_models AS VARCHAR[]), m.name)], 1.0) AS weight
