@@ -47,7 +47,7 @@ TABLES = ("models", "ingests", "sources", *RUN_TABLES, *SOURCE_TABLES, "workload
 DEDUPE = {
     "models": "QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY created_at) = 1",
     "workloads": "QUALIFY row_number() OVER (PARTITION BY workload_key) = 1",
-    "kernel_match_results": "QUALIFY computed_at = max(computed_at) OVER (PARTITION BY run_id)",
+    "kernel_match_results": "QUALIFY row_number() OVER (PARTITION BY run_id, func_name ORDER BY computed_at DESC) = 1",
 }
 ID_RANGE_BITS = 24
 CLAIM_STALE_S = 600.0
@@ -123,6 +123,7 @@ class Lake:
         deadline = time.monotonic() + max(LOCK_TIMEOUT_S, 60.0)
         model_level = any(parsed.role != "profile" for _, _, parsed in items)
         while True:
+            seen = set(self.folders(model))
             with self._context(model, with_runs=model_level) as store:
                 before = {r[0] for r in store.con.execute("SELECT ingest_id FROM ingests").fetchall()}
                 result = load(store, model, items, **load_options)
@@ -131,6 +132,7 @@ class Lake:
                 ingest_id, = [r[0] for r in store.con.execute("SELECT ingest_id FROM ingests").fetchall() if r[0] not in before]
                 outcome = self._land(store, model, ingest_id, result.run_label)
             if outcome == "landed":
+                self._rematch_if_raced(model, seen)
                 return result
             if outcome == "label taken" and load_options.get("run_label"):
                 raise UsageError(f"a run labelled {load_options['run_label']!r} already exists; choose another --run label")
@@ -138,6 +140,22 @@ class Lake:
                 raise DatabaseError(f"{self.root}: could not land the ingest: other writers kept taking its run "
                                     "label or its files' claims")
             time.sleep(0.05 + secrets.randbelow(100) / 1000)  # another writer got there first: read again
+
+    def _rematch_if_raced(self, model: str, seen: set[Path]) -> None:
+        """Another writer of this model landed while this ingest was matching (its run missed
+        our IR, or our IR missed its run): match the model's runs again, now that both are
+        in, into a folder of matches only. Each writer checks after landing, so whichever
+        lands second sees the other."""
+        if len(set(self.folders(model)) - seen) <= 1:
+            return  # only this ingest's own folder is new
+        with self._context(model) as store:
+            from hotdb.store.matches import rematch_models
+
+            rematch_models(store.con)
+            staging = self.root / "_staging" / uuid.uuid4().hex
+            staging.mkdir(parents=True)
+            store.con.execute(f"COPY kernel_match_results TO '{staging / 'kernel_match_results.parquet'}' (FORMAT parquet)")
+            os.rename(staging, self.root / f"model={_quote(model)}" / f"run=_rematch-{uuid.uuid4().hex[:12]}")
 
     def _land(self, store: Store, model: str, ingest_id: int, run_label: str | None) -> str:
         con = store.con
@@ -260,9 +278,10 @@ class Lake:
             else:
                 where = "source_id IN (SELECT source_id FROM sources WHERE ingest_id IN (SELECT unnest($ingests)))"
             columns = [r[0] for r in src.execute(f"DESCRIBE {table}").fetchall()]
-            exprs = [f"{c} + {shift[c]}" if c in shift else (str(new_model_id) if c == "model_id" else c) for c in columns]
-            frame = src.execute(f"SELECT {', '.join(exprs)} FROM {table} WHERE {where}",
-                                {"ingests": ingest_ids}).arrow()
+            exprs = [f"{c} + {shift[c]} AS {c}" if c in shift else (f"{new_model_id}::BIGINT AS model_id" if c == "model_id" else c)
+                     for c in columns]
+            frame = src.sql(f"SELECT {', '.join(exprs)} FROM {table} WHERE {where.replace('$ingests', repr(ingest_ids))}"
+                            ).to_arrow_table()
             if table == "workloads":
                 dst.execute("INSERT INTO workloads BY NAME SELECT * FROM frame WHERE workload_key NOT IN "
                             "(SELECT workload_key FROM workloads)")
