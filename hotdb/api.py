@@ -140,6 +140,13 @@ class Hotdb:
         Path(lake).mkdir(parents=True, exist_ok=True)
         return Lake(lake).export(Path(self.db_path) if self.db_path else default_path())
 
+    def lake_manifests(self, lake: str | Path, prefix: str | None = None) -> dict:
+        from hotdb.store.lake import Lake
+
+        if not Path(lake).is_dir():
+            raise UsageError(f"no lake at {lake}")
+        return Lake(lake).manifests(prefix)
+
     def lake_compact(self, lake: str | Path) -> dict:
         from hotdb.store.lake import Lake
 

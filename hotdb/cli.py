@@ -322,6 +322,19 @@ def lake_compact(
     render.info(f"compacted {counts['folders']} folders of {counts['models']} models in {lake_dir}")
 
 
+@lake_app.command("manifest")
+def lake_manifest(
+    lake_dir: Annotated[Path, typer.Argument(help="The lake folder.")],
+    prefix: Annotated[Optional[str], typer.Option("--prefix", help="URI the lake has for the engine, e.g. s3://bucket/lake (default: file URIs).")] = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Write a symlink manifest per table (LAKE/_manifests/<table>/manifest) for Trino, Hive or Athena."""
+    from hotdb.api import Result
+
+    counts = _api().lake_manifests(lake_dir, prefix)
+    _render(Result(f"manifests in {lake_dir}/_manifests", ["table", "files"], sorted(counts.items())), fmt)
+
+
 def main() -> None:
     try:
         code = app(standalone_mode=False)  # click returns, not raises, a command's exit code here

@@ -120,3 +120,6 @@ def test_export_then_compact_keeps_every_view(tmp_path, vgg16):
     assert views_by_content("--lake", lake) == expected
     hotdb("--lake", lake, *jobs(vgg16)[2][:1], TVM09_TABLE, "--model", "c")  # writers go on after a compaction
     assert len(json.loads(hotdb("--lake", lake, "runs", "-f", "json").stdout)) == 5
+    manifests = {r["table"]: r["files"] for r in json.loads(hotdb("lake", "manifest", lake, "-f", "json").stdout)}
+    listed = (lake / "_manifests/nodes/manifest").read_text().split()
+    assert manifests["nodes"] == len(listed) == 3 and all(Path(u.removeprefix("file://")).exists() for u in listed)

@@ -288,6 +288,24 @@ class Lake:
             else:
                 dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM frame")
 
+    def manifests(self, prefix: str | None = None) -> dict:
+        """Per table, a symlink manifest (one file URI per line) for engines that map a
+        table to a folder (Trino, Hive, Athena): LAKE/_manifests/<table>/manifest.
+        `prefix` replaces the lake's local path in the URIs (e.g. s3://bucket/lake)."""
+        folders = self.folders()
+        written = {}
+        for table in TABLES:
+            files = self.files(table, folders)
+            uris = [f"{prefix.rstrip('/')}/{Path(f).relative_to(self.root).as_posix()}" if prefix else "file://" + Path(f).resolve().as_posix()
+                    for f in files]
+            folder = self.root / "_manifests" / table
+            folder.mkdir(parents=True, exist_ok=True)
+            temporary = folder / f".manifest-{uuid.uuid4().hex}"
+            temporary.write_text("".join(u + "\n" for u in uris))
+            os.replace(temporary, folder / "manifest")  # readers see the old list or the new one
+            written[table] = len(uris)
+        return written
+
     def compact(self) -> dict:
         """Merge each model's folders into one (runs and all), re-matching its runs; the old
         folders are removed once the merged one is in place."""
