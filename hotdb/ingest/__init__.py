@@ -44,7 +44,8 @@ def detect(source: Source) -> Ingestor:
     if not source.members:
         if not source.data.strip():
             raise ParseError(source.path, None, "the file is empty")
-        source.text  # not text at all (binary, wrong encoding): say so, not "not recognised"
+        if source.streamed_size is None:
+            source.text  # not text at all (binary, wrong encoding): say so, not "not recognised"
     for ingestor in REGISTRY:
         if ingestor.sniff(source):
             return ingestor

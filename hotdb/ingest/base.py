@@ -9,6 +9,8 @@ from __future__ import annotations
 import codecs
 import gzip
 import hashlib
+import os
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -18,6 +20,8 @@ from hotdb.errors import ParseError
 from hotdb.ingest.rows import Parsed
 
 SNIFF_BYTES = 64 * 1024
+# files larger than this are not read into memory: their reader streams them (bulk.py)
+STREAM_BYTES = int(os.environ.get("HOTDB_STREAM_BYTES", str(64 * 2**20)))
 
 
 DUMP_FILES = ("_tvmdbg_graph_dump.json", "_tvmdbg_execution_trace.json")
@@ -32,8 +36,9 @@ class Source:
     folder is one input too: its files are `members`, and `data` joins them for the hash."""
 
     path: Path
-    data: bytes
+    data: bytes  # all of it; for a streamed file, only its first SNIFF_BYTES
     members: tuple[tuple[str, bytes], ...] = ()
+    streamed_size: int | None = None  # set when the file is too large to hold: readers stream it
 
     def member(self, name: str) -> "Source":
         for member_name, data in self.members:
@@ -52,6 +57,14 @@ class Source:
                                  + ") or a MetaSchedule database (" + " and ".join(MS_FILES) + ")")
             return cls(path, b"\0".join(name.encode() + b"\0" + data for name, data in members), members)
         try:
+            size = path.stat().st_size
+            if size > STREAM_BYTES:
+                with path.open("rb") as handle:
+                    head = handle.read(SNIFF_BYTES)
+                if head[:2] != b"\x1f\x8b":
+                    source = cls(path, head, streamed_size=size)
+                    source._hash_in_background()
+                    return source
             data = path.read_bytes()
         except OSError as exc:
             raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
@@ -66,13 +79,36 @@ class Source:
     def name(self) -> str:
         return str(self.path)
 
+    @property
+    def size(self) -> int:
+        return self.streamed_size if self.streamed_size is not None else len(self.data)
+
     @cached_property
     def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
+        if self.streamed_size is None:
+            return hashlib.sha256(self.data).hexdigest()
+        hashing = self.__dict__.get("_hashing")
+        if hashing is not None:
+            hashing[0].join()
+            if hashing[1]:
+                return hashing[1][0]
+        return _file_sha256(self.path)
+
+    def _hash_in_background(self) -> None:
+        """Hash a large file while its reader parses it (hashlib releases the GIL)."""
+        result: list[str] = []
+        thread = threading.Thread(target=lambda: result.append(_file_sha256(self.path)), daemon=True)
+        self.__dict__["_hashing"] = (thread, result)
+        thread.start()
+
+    @cached_property
+    def content(self) -> bytes:
+        """All bytes: a streamed file is read whole only by formats that cannot stream."""
+        return self.data if self.streamed_size is None else _read(self.path)
 
     @cached_property
     def text(self) -> str:
-        data = self.data
+        data = self.content
         for bom, encoding in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
                               (codecs.BOM_UTF16_BE, "utf-16")):
             if data.startswith(bom):
@@ -106,6 +142,17 @@ class Source:
 
     def error(self, line: int | None, message: str, field: str | None = None) -> ParseError:
         return ParseError(self.path, line, message, field=field)
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(8 * 2**20):
+                digest.update(chunk)
+    except OSError as exc:
+        raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+    return digest.hexdigest()
 
 
 def _read(path: Path) -> bytes:

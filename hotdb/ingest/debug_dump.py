@@ -20,7 +20,7 @@ import json
 
 from hotdb.ingest.base import DUMP_FILES, Source
 from hotdb.ingest.graph_json import load_json_value
-from hotdb.ingest.rows import GraphNodeRow, NodeRow, Parsed, RunInfo, derive_kernel_columns
+from hotdb.ingest.rows import GraphNodeRow, NodeRow, Parsed, RunInfo
 
 
 class DebugDump:
@@ -46,7 +46,7 @@ class DebugDump:
             by_name[node["name"]] = node
         times = _durations(trace_source)
         parsed = Parsed(role="profile", run=RunInfo(variant="debug dump", device=_device(source)))
-        start = 0.0
+        derived: dict = {}  # a large graph repeats a few hundred signatures
         for name, begin, duration in times:
             node = by_name.get(name)
             if node is None:
@@ -68,13 +68,13 @@ class DebugDump:
                 num_inputs=len(inputs), num_outputs=int(attrs.get("num_outputs", 1)), start_us=begin,
                 kernel_hash=attrs.get("hash"),
                 layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
-            ).derive()
+            ).derive(derived)
             parsed.nodes.append(row)
-            graph_row = GraphNodeRow(node_index=row.node_index, node_name=name, func_name=row.func_name,
-                                     input_shapes=row.input_shapes, input_dtypes=None, out_shape=row.out_shape,
-                                     out_dtype=dtype, kernel_hash=row.kernel_hash, layouts=row.layouts)
-            derive_kernel_columns(graph_row)
-            parsed.graph_nodes.append(graph_row)
+            parsed.graph_nodes.append(GraphNodeRow(
+                node_index=row.node_index, node_name=name, func_name=row.func_name, input_shapes=row.input_shapes,
+                input_dtypes=None, out_shape=row.out_shape, out_dtype=dtype, kernel_hash=row.kernel_hash,
+                layouts=row.layouts, data_shape_logical=row.data_shape_logical,
+                weight_shape_logical=row.weight_shape_logical, args_flat=row.args_flat))
         if not parsed.nodes:
             raise trace_source.error(None, "the trace has no kernel events")
         return parsed

@@ -9,6 +9,7 @@ VM builtins (`VM::AllocStorage`, `vm.builtin.*`) are kept but marked as non-kern
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -38,6 +39,8 @@ class ProfileReport:
         return any(_TABLE_HEADER.match(line) for line in lines)
 
     def parse(self, source: Source) -> Parsed:
+        if source.streamed_size is not None:
+            return _parse_streamed(source)
         text = source.text.lstrip("\ufeff")
         stripped = text.lstrip()
         first_line = text.splitlines()[0] if text else ""
@@ -48,8 +51,9 @@ class ProfileReport:
         else:
             calls, config, variant = _from_table(source)
         parsed = Parsed(role="profile", run=RunInfo(variant=f"report {variant}"))
+        derived: dict = {}
         for index, (line_no, call) in enumerate(calls):
-            parsed.nodes.append(_node(source, index, line_no, call))
+            parsed.nodes.append(_node(source, index, line_no, call, derived))
         if not parsed.nodes:
             raise source.error(None, "the report has no calls")
         devices = sorted({n.device for n in parsed.nodes if n.device})
@@ -59,6 +63,27 @@ class ProfileReport:
         return parsed
 
 
+def _parse_streamed(source: Source) -> Parsed:
+    """A report too large to hold: DuckDB reads it, Python sees each distinct signature once."""
+    from hotdb.ingest import bulk
+
+    head = source.head.lstrip("\ufeff").lstrip()
+    make_node = lambda line_no, call: _node(source, 0, line_no, call)  # noqa: E731
+    if source.data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        table = variant = None  # DuckDB reads UTF-8 only
+    elif head.startswith("{"):
+        table, variant = bulk.read_report_json(source, make_node), "json"
+    elif "Duration (us)" in head.partition("\n")[0] and "," in head.partition("\n")[0]:
+        table, variant = bulk.read_report_csv(source, make_node), "csv"
+    else:
+        table = variant = None  # a printed table aggregates calls, so it is never large
+    if table is None:
+        return ProfileReport().parse(Source(source.path, source.content))
+    parsed = Parsed(role="profile", run=RunInfo(variant=f"report {variant}"), node_table=table)
+    parsed.run.device = ",".join(table.devices()) or None
+    return parsed
+
+
 def _text(value) -> str | None:
     """A string metric; anything else (a damaged file's nested object) becomes its JSON text."""
     if value is None or value == "":
@@ -66,7 +91,7 @@ def _text(value) -> str | None:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _node(source: Source, index: int, line_no: int | None, call: dict) -> NodeRow:
+def _node(source: Source, index: int, line_no: int | None, call: dict, derived: dict | None = None) -> NodeRow:
     name = (_text(call.get("Name")) or "").strip()
     duration = call.get("Duration (us)")
     try:
@@ -90,7 +115,7 @@ def _node(source: Source, index: int, line_no: int | None, call: dict) -> NodeRo
         num_inputs=len(shapes) - 1 if shapes else None, device=_text(call.get("Device")), line_no=line_no,
         kernel_hash=_text(call.get("Hash")), layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
         is_kernel=not _BUILTIN.match(name),
-    ).derive()
+    ).derive(derived)
     if not node.is_kernel:
         node.kernel_family = "vm_builtin"
     return node

@@ -6,11 +6,14 @@ Field names are the table's column names (schema/); the loader adds the ids
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-
 import json
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
 from hotdb.workload import Workload, flat_dims, logical_operands, logical_output_shape, parse_kernel_name
+
+if TYPE_CHECKING:
+    from hotdb.ingest.bulk import NodeTable
 
 Shape = list[int]
 
@@ -47,10 +50,25 @@ class NodeRow:
     layouts: str | None = None  # JSON object
     is_kernel: bool = True
 
-    def derive(self) -> "NodeRow":
-        """Fill the columns that follow from the kernel symbol and the shapes."""
-        derive_kernel_columns(self)
+    def derive(self, cache: dict | None = None) -> "NodeRow":
+        """Fill the columns that follow from the kernel symbol and the shapes. With a cache
+        (one per file), each distinct signature is canonicalised once."""
+        if cache is None:
+            derive_kernel_columns(self)
+            return self
+        key = (self.func_name, repr(self.input_shapes), repr(self.out_shape), self.layouts)
+        derived = cache.get(key)
+        if derived is None:
+            derive_kernel_columns(self)
+            cache[key] = tuple(getattr(self, name) for name in DERIVED_COLUMNS)
+        else:
+            for name, value in zip(DERIVED_COLUMNS, derived):
+                setattr(self, name, value)
         return self
+
+
+DERIVED_COLUMNS = ("kernel_family", "func_base", "func_number", "out_shape_logical", "data_shape_logical",
+                   "weight_shape_logical", "args_flat")
 
 
 def derive_kernel_columns(row) -> None:
@@ -202,6 +220,7 @@ class Parsed:
     workloads: dict[str, Workload] = field(default_factory=dict)
     run: RunInfo | None = None
     warnings: list[str] = field(default_factory=list)
+    node_table: "NodeTable | None" = None  # a large profile's nodes, columnar in DuckDB (bulk.py)
 
     def add_workload(self, workload: Workload | None) -> str | None:
         if workload is None:
@@ -211,7 +230,8 @@ class Parsed:
 
     @property
     def row_count(self) -> int:
-        return len(self.nodes) + len(self.graph_nodes) + len(self.ir_calls) + len(self.tasks) + len(self.records)
+        streamed = self.node_table.count if self.node_table is not None else 0
+        return streamed + len(self.nodes) + len(self.graph_nodes) + len(self.ir_calls) + len(self.tasks) + len(self.records)
 
 
 def column_names(row_class) -> list[str]:

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from hotdb import __version__
 from hotdb.errors import UsageError
 from hotdb.ingest.base import Source
+from hotdb.ingest.bulk import NodeTable
 from hotdb.ingest.rows import (GraphNodeRow, IrCallRow, NodeRow, Parsed, SampleRow, TaskRow,
                                TuningRecordRow, column_names)
 from hotdb.store.connection import Store
@@ -56,6 +57,29 @@ def _append(store: Store, table: str, prefix: dict, rows: list, row_class) -> No
     appender = store.con.appender(table, columns=columns)
     appender.append_rows([head + astuple(row) for row in rows])
     appender.flush()
+
+
+def _insert_node_table(store: Store, run_id: int, table: NodeTable) -> None:
+    """A large profile's nodes: its calls stream from the reader's DuckDB as Arrow batches
+    and are joined here with their signatures' derived columns."""
+    import pyarrow as pa
+
+    rows = table.signature_rows()
+    columns = table.signature_columns()
+    signatures = pa.table({name: pa.array([row[i] for row in rows], type=pa.uint64() if name == "signature" else None)
+                           for i, name in enumerate(columns)})
+    calls = table.con.sql(table.per_call_sql()).to_arrow_reader()
+    store.con.register("_signatures", signatures)
+    store.con.register("_calls", calls)
+    try:
+        store.con.execute("""
+            INSERT INTO nodes BY NAME
+            SELECT ? AS run_id, c.node_index, s.func_name AS node_name, c.time_us, c.calls, c.device, c.line_no,
+                   s.* EXCLUDE (signature, node_name)
+            FROM _calls AS c JOIN _signatures AS s USING (signature)""", [run_id])
+    finally:
+        store.con.unregister("_signatures")
+        store.con.unregister("_calls")
 
 
 def _scalar(store: Store, sql: str, params=None):
@@ -107,7 +131,7 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                                      size_bytes, row_count, warnings)
                 VALUES (nextval('source_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING source_id""",
-                [ingest_id, model_id, str(source.path), fmt, parsed.role, source.sha256, len(source.data),
+                [ingest_id, model_id, str(source.path), fmt, parsed.role, source.sha256, source.size,
                  parsed.row_count, parsed.warnings])
             files.append(LoadedFile(str(source.path), fmt, parsed.role, parsed.row_count, source_id, None, parsed.warnings))
             if parsed.role == "profile":
@@ -158,10 +182,12 @@ def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id:
 
 
 def _store_rows(store: Store, source_id: int, parsed: Parsed, label: str | None) -> None:
-    if parsed.nodes:
+    if parsed.nodes or parsed.node_table is not None:
         run_id = _scalar(store, "SELECT run_id FROM runs WHERE label = ?", [label])
         _append(store, "nodes", {"run_id": run_id}, parsed.nodes, NodeRow)
         _append(store, "node_samples", {"run_id": run_id}, parsed.samples, SampleRow)
+        if parsed.node_table is not None:
+            _insert_node_table(store, run_id, parsed.node_table)
     _append(store, "graph_nodes", {"source_id": source_id}, parsed.graph_nodes, GraphNodeRow)
     _append(store, "ir_calls", {"source_id": source_id}, parsed.ir_calls, IrCallRow)
     _append(store, "tasks", {"source_id": source_id}, parsed.tasks, TaskRow)
