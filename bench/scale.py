@@ -3,11 +3,12 @@ the hand-written window query on the same database, in one process.
 
 The database is grown from the bundled VGG-16 build, ingested by hotdb (IR, tasks, a
 profile; the matching ladder runs once per model at ingest): its model is copied to
-`--models` models, and its run to as many runs as reach `--nodes` nodes, each node's time
+`--models` models, and its run (its 26 nodes repeated to `--run-nodes`) to as many runs
+as reach `--nodes` nodes, each node's time
 drawn within +-20 % of the original so that rankings differ between runs. Stored matches
 are copied with the run, as an ingest of an identical run would store them.
 
-    python bench/scale.py [--nodes 10000000] [--models 40] [--db PATH] [--repeat 5]
+    python bench/scale.py [--nodes 10000000] [--models 40] [--run-nodes 520] [--db PATH] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import duckdb
 
 from hotdb.api import Hotdb
 from hotdb.examples import example_files
+from hotdb.store.connection import Store
 
 HAND_PER_RUN = """
 WITH per_workload AS (
@@ -66,11 +68,20 @@ ORDER BY time_us DESC
 NON_PROFILE_TABLES = ("ir_calls", "tasks", "tuning_records", "graph_nodes")
 
 
-def grow(path: Path, nodes: int, models: int) -> None:
-    """The bundled VGG-16 build, ingested by hotdb, copied to `models` models and `nodes` nodes."""
+def grow(path: Path, nodes: int, models: int, run_nodes: int) -> None:
+    """The bundled VGG-16 build, ingested by hotdb, its run made `run_nodes` long, copied to
+    `models` models and `nodes` nodes."""
     api = Hotdb(path)
     api.ingest(example_files("vgg16")[:3], model="vgg16-0", run="vgg16-0-0")
     con = duckdb.connect(str(path))
+    # the run repeats the network's nodes, as a profile of several inferences does; each kernel
+    # keeps its match (its calls and time scaled), as the ladder's `name`/`workload` rules would
+    vgg_nodes = con.execute("SELECT count(*) FROM nodes").fetchall()[0][0]
+    repeat = max(1, run_nodes // vgg_nodes)
+    con.execute("""
+        INSERT INTO nodes SELECT o.* REPLACE (o.node_index + k * $n AS node_index, o.time_us * (0.8 + 0.4 * random()) AS time_us)
+        FROM (SELECT * FROM nodes WHERE run_id = 1) AS o, range(1, $repeat) AS t(k)""", {"n": vgg_nodes, "repeat": repeat})
+    con.execute("UPDATE kernel_match_results SET calls = calls * $r, time_us = time_us * $r", {"r": repeat})
     per_run = con.execute("SELECT count(*) FROM nodes").fetchall()[0][0]
     runs_per_model = -(-nodes // (per_run * models))
     con.execute("BEGIN")
@@ -119,13 +130,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, default=10_000_000)
     parser.add_argument("--models", type=int, default=40)
+    parser.add_argument("--run-nodes", type=int, default=520, help="nodes per run (the VGG-16 run's 26, repeated)")
     parser.add_argument("--db", type=Path, help="reuse (or create) this database")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     path = args.db or Path(tempfile.mkdtemp(prefix="hotdb-scale-")) / "scale.duckdb"
     if not path.exists():
         started = time.perf_counter()
-        grow(path, args.nodes, args.models)
+        grow(path, args.nodes, args.models, args.run_nodes)
         print(f"grew {path} in {time.perf_counter() - started:.0f} s", flush=True)
     api = Hotdb(path)
     con = duckdb.connect(str(path), read_only=True)
@@ -145,19 +157,34 @@ def main() -> None:
                 return c.execute(sql, {"run_id": run_id} if run_id is not None else {}).fetchall()
         return run
 
+    store = Store(path, create=False, read_only=True)  # one open connection for both queries
+
+    def on_open(sql: str, params: dict):
+        return lambda: store.con.execute(sql, params).fetchall()
+
+    all_params = {"weight_models": [], "weight_values": [], "coverage_pct": 90.0}
     cases = [
-        ("per run (`top --coverage 90 --run`)", lambda: api.top(coverage=90, run=label), hand(HAND_PER_RUN, some_run)),
-        ("per model (`--model`, its latest run)", lambda: api.top(coverage=90, model=model), hand(HAND_PER_RUN, latest_of_model)),
-        ("all models (`--all-models`)", lambda: api.top(coverage=90, all_models=True), hand(HAND_ALL_MODELS)),
+        ("per run (`top --coverage 90 --run`)", lambda: api.top(coverage=90, run=label), hand(HAND_PER_RUN, some_run),
+         on_open(store.report_sql("top_task"), {"run_id": some_run, "coverage_pct": 90.0}),
+         on_open(HAND_PER_RUN, {"run_id": some_run})),
+        ("per model (`--model`, its latest run)", lambda: api.top(coverage=90, model=model), hand(HAND_PER_RUN, latest_of_model),
+         on_open(store.report_sql("top_task"), {"run_id": latest_of_model, "coverage_pct": 90.0}),
+         on_open(HAND_PER_RUN, {"run_id": latest_of_model})),
+        ("all models (`--all-models`)", lambda: api.top(coverage=90, all_models=True), hand(HAND_ALL_MODELS),
+         on_open(store.report_sql("top_all_models"), all_params), on_open(HAND_ALL_MODELS, {})),
     ]
-    print("| query | hotdb (s) | hand-written (s) | ratio | tasks (hotdb / hand) |")
-    print("|---|---|---|---|---|")
-    for name, ours, theirs in cases:
+    print("| query | hotdb query (s) | hand-written query (s) | ratio | hotdb `top`, open to close (s) "
+          "| hand-written, open to close (s) | ratio | tasks (hotdb / hand) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, ours, theirs, our_query, their_query in cases:
+        query_s, _ = timed(our_query, args.repeat)
+        hand_query_s, _ = timed(their_query, args.repeat)
         ours_s, result = timed(ours, args.repeat)
         hand_s, rows = timed(theirs, args.repeat)
         assert [r[result.columns.index("workload")] for r in result.rows] == [r[0] for r in rows], name
-        print(f"| {name} | {ours_s:.3f} | {hand_s:.3f} | {ours_s / hand_s:.2f} | {len(result.rows)} / {len(rows)} |", flush=True)
-
+        print(f"| {name} | {query_s:.3f} | {hand_query_s:.3f} | {query_s / hand_query_s:.2f} | {ours_s:.3f} | {hand_s:.3f} "
+              f"| {ours_s / hand_s:.2f} | {len(result.rows)} / {len(rows)} |", flush=True)
+    store.close()
 
 if __name__ == "__main__":
     main()

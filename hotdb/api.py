@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from datetime import datetime, timezone
 from pathlib import Path
 
 from hotdb.errors import CaptureError, HotdbError, ParseError, UsageError
-from hotdb.ingest import detect, get
-from hotdb.ingest.base import FOLDER_FILES, Source
 from hotdb.store.connection import Store
-from hotdb.store.loader import LoadResult, load
+
+if TYPE_CHECKING:  # the ingest side is imported where it is used: `top` and friends start faster
+    from hotdb.store.loader import LoadResult
 
 TOP_BY = ("task", "node", "op")
 _TABLE_COLUMNS = {
@@ -56,6 +57,9 @@ class Result:
 
 
 def _parse_files(paths: list[str | Path], format_name: str | None):
+    from hotdb.ingest import detect, get
+    from hotdb.ingest.base import Source
+
     items = []
     for path in _expand(paths):
         source = Source.read(path)
@@ -81,6 +85,8 @@ def _expand(paths: list[str | Path]) -> list[Path]:
     """Files to read: a folder stands for the files in it, except that a debug executor
     dump folder (`_tvmdbg_device_*`) and a MetaSchedule database folder found in it are
     inputs of their own."""
+    from hotdb.ingest.base import FOLDER_FILES
+
     files: list[Path] = []
     for p in map(Path, paths):
         if not p.is_dir():
@@ -127,6 +133,8 @@ class Hotdb:
         if self.lake is not None:
             self.lake.root.mkdir(parents=True, exist_ok=True)
             return self.lake.ingest(model, items, **options)
+        from hotdb.store.loader import load
+
         with Store(self.db_path, create=True) as store:
             return load(store, model, items, **options)
 
@@ -172,6 +180,7 @@ class Hotdb:
             raise UsageError("--repeat must be >= 1 and --warmup >= 0")
         from hotdb.capture.models import load_model
         from hotdb.capture.profile import capture, parse_target
+        from hotdb.ingest.base import Source
         from hotdb.ingest.relax import RelaxScript
 
         loaded = load_model(model, entry)
@@ -202,6 +211,7 @@ class Hotdb:
         from hotdb import tune as tuning
         from hotdb.capture.models import load_model
         from hotdb.capture.profile import capture, parse_target
+        from hotdb.ingest.base import Source
         from hotdb.ingest.ms_database import MsDatabase
         from hotdb.ingest.relax import RelaxScript
 

@@ -8,13 +8,16 @@ import json
 import sys
 from contextlib import contextmanager
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from hotdb.api import Result
-from hotdb.store.loader import LoadResult
+
+if TYPE_CHECKING:
+    from hotdb.store.loader import LoadResult
 
 FORMATS = ("table", "json", "csv")
 

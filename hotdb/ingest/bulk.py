@@ -19,6 +19,7 @@ import duckdb
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import NodeRow
+from hotdb.settings import duckdb_config
 
 # the columns of a node that depend on the call, not on its signature
 PER_CALL = ("node_index", "time_us", "calls", "device", "line_no")
@@ -76,14 +77,14 @@ def read_report_csv(source: Source, make_node) -> NodeTable:
     scan = (f"read_csv({_literal(str(source.path))}, auto_detect = false, header = true, delim = ',', "
             f"quote = '\"', escape = '\"', columns = {{{columns}}}, strict_mode = true, parallel = true)")
     # the calls in file order (insertion order is kept): a call's line is its row number + 2
-    return _node_table(source, con=duckdb.connect(), scan=scan, header=header, make_node=make_node, first_line=2)
+    return _node_table(source, con=duckdb.connect(config=duckdb_config()), scan=scan, header=header, make_node=make_node, first_line=2)
 
 
 def read_report_json(source: Source, make_node) -> NodeTable:
     """A Report .json() of any size. It is one JSON object, so DuckDB's reader holds it
     whole while it reads (native memory, not Python objects). Each metric
     ({"microseconds": 12.5}) becomes its value as text, as in the row-by-row reader."""
-    con = duckdb.connect()
+    con = duckdb.connect(config=duckdb_config())
     scan = f"read_json({_literal(str(source.path))}, maximum_object_size = {source.size + 1})"
     try:
         # materialised: the file is parsed once, then scanned twice as a table

@@ -7,10 +7,11 @@ reported; if nothing is new, nothing is written.
 
 from __future__ import annotations
 
+import operator
 import os
 import sys
 import time
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from hotdb import __version__
@@ -52,10 +53,11 @@ class LoadResult:
 def _append(store: Store, table: str, prefix: dict, rows: list, row_class) -> None:
     if not rows:
         return
-    columns = list(prefix) + column_names(row_class)
+    names = column_names(row_class)
     head = tuple(prefix.values())
-    appender = store.con.appender(table, columns=columns)
-    appender.append_rows([head + astuple(row) for row in rows])
+    values = operator.attrgetter(*names)  # not dataclasses.astuple: it deep-copies every list
+    appender = store.con.appender(table, columns=list(prefix) + names)
+    appender.append_rows([head + values(row) for row in rows])
     appender.flush()
 
 
