@@ -75,3 +75,15 @@ def test_mutated_inputs_raise_only_parse_errors(tmp_path, name, edits):
 @given(data=st.binary(max_size=600))
 def test_random_bytes_forced_format(tmp_path, fmt, data):
     only_parse_errors(tmp_path / "random.txt", data, fmt)
+
+
+@pytest.mark.parametrize("name", ["profile-json", "profile-csv"])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=edits)
+def test_mutated_large_reports_raise_only_parse_errors(tmp_path, monkeypatch, name, edits):
+    """The same mutations through the large-file reader (DuckDB's readers, bulk.py)."""
+    from hotdb.ingest import base
+
+    monkeypatch.setattr(base, "STREAM_BYTES", 1)
+    seed = SEEDS[name].read_bytes()
+    only_parse_errors(tmp_path / SEEDS[name].name, mutate(seed, edits), "profile-report")

@@ -69,7 +69,10 @@ def read_report_csv(source: Source, make_node) -> NodeTable:
     call dict) builds the NodeRow of one call (the row-by-row reader's own function),
     here once per signature."""
     first = source.head.lstrip("\ufeff").partition("\n")[0].rstrip("\r")
-    header = next(csv.reader([first]))
+    try:
+        header = next(csv.reader([first]))
+    except (csv.Error, StopIteration) as exc:
+        raise source.error(1, f"expected a CSV header: {exc}") from None
     if "Duration (us)" not in header or "Name" not in header:
         raise source.error(1, "expected a header with 'Name' and 'Duration (us)'")
     # the header as read, every column text: no sniffing, so a bad row is reported, not guessed around
