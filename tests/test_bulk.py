@@ -49,8 +49,12 @@ def ingest_both(tmp_path, monkeypatch, files, name="m"):
     return out
 
 
+@pytest.mark.parametrize("chunk_rows", [1 << 20, 4])
 @pytest.mark.parametrize("report", ["resnet50_nhwc.report.csv", "resnet50_nhwc.report.json"])
-def test_streamed_report_stores_what_the_row_reader_stores(tmp_path, monkeypatch, report):
+def test_streamed_report_stores_what_the_row_reader_stores(tmp_path, monkeypatch, report, chunk_rows):
+    from hotdb.store import loader
+
+    monkeypatch.setattr(loader, "CALL_CHUNK_ROWS", chunk_rows)  # 4: the calls arrive in several chunks
     files = [REPORTS / report, DATA.parent.parent / "shared" / "formats" / "samples"
              / "ansor_cilog_resnet-50-NHWC-B1-llvm.json"]
     files = [f for f in files if f.exists()]

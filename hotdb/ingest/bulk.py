@@ -1,12 +1,13 @@
 """Large profiles, read by DuckDB and canonicalised once per kernel signature.
 
 A million calls of one model carry a few hundred distinct (kernel, argument shapes,
-layouts) signatures. For a report larger than STREAM_BYTES, DuckDB scans the file twice
-(its own parallel, streaming CSV/JSON readers): once for the distinct signatures, which
-Python canonicalises exactly as the row-by-row reader does (NodeRow.derive), and once
-for the per-call columns (signature hash, time, count, device) kept in a DuckDB table.
-The loader joins the two into `nodes` inside DuckDB. No call becomes a Python object,
-and what stays in memory is a few numbers per call, not the file.
+layouts) signatures. For a report larger than STREAM_BYTES, DuckDB's own readers do the
+per-call work: a CSV is scanned twice, streaming (a JSON report is one object: it is
+read once into a table, scanned twice): once for the per-call columns (signature hash,
+time, count, device), kept in a DuckDB table in file order, and once for the distinct
+signatures, which Python canonicalises exactly as the row-by-row reader does
+(NodeRow.derive). The loader joins the two into `nodes` inside DuckDB. No call becomes a
+Python object; what stays in memory is a few numbers per call, in DuckDB.
 """
 
 from __future__ import annotations

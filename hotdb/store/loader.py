@@ -61,27 +61,48 @@ def _append(store: Store, table: str, prefix: dict, rows: list, row_class) -> No
     appender.flush()
 
 
+CALL_CHUNK_ROWS = 1 << 20  # calls held as Arrow at a time: about 40 MB
+
+
 def _insert_node_table(store: Store, run_id: int, table: NodeTable) -> None:
-    """A large profile's nodes: its calls stream from the reader's DuckDB as Arrow batches
-    and are joined here with their signatures' derived columns."""
+    """A large profile's nodes: its calls come from the reader's DuckDB in Arrow chunks of
+    a million (a chunk, not a stream of small batches, so that DuckDB inserts it on every
+    core) and are joined here with their signatures' derived columns."""
     import pyarrow as pa
 
     rows = table.signature_rows()
     columns = table.signature_columns()
     signatures = pa.table({name: pa.array([row[i] for row in rows], type=pa.uint64() if name == "signature" else None)
                            for i, name in enumerate(columns)})
-    calls = table.con.sql(table.per_call_sql()).to_arrow_reader()
     store.con.register("_signatures", signatures)
-    store.con.register("_calls", calls)
     try:
-        store.con.execute("""
-            INSERT INTO nodes BY NAME
-            SELECT ? AS run_id, c.node_index, s.func_name AS node_name, c.time_us, c.calls, c.device, c.line_no,
-                   s.* EXCLUDE (signature, node_name)
-            FROM _calls AS c JOIN _signatures AS s USING (signature)""", [run_id])
+        reader = table.con.sql(table.per_call_sql()).to_arrow_reader(CALL_CHUNK_ROWS)
+        while True:
+            chunk = _read_rows(reader, CALL_CHUNK_ROWS)
+            if chunk is None:
+                break
+            store.con.register("_calls", chunk)
+            store.con.execute("""
+                INSERT INTO nodes BY NAME
+                SELECT ? AS run_id, c.node_index, s.func_name AS node_name, c.time_us, c.calls, c.device, c.line_no,
+                       s.* EXCLUDE (signature, node_name)
+                FROM _calls AS c JOIN _signatures AS s USING (signature)""", [run_id])
+            store.con.unregister("_calls")
     finally:
         store.con.unregister("_signatures")
-        store.con.unregister("_calls")
+
+
+def _read_rows(reader, count: int):
+    """The next `count` rows of an Arrow reader as one table; None at its end."""
+    import pyarrow as pa
+
+    batches, rows = [], 0
+    for batch in reader:
+        batches.append(batch)
+        rows += batch.num_rows
+        if rows >= count:
+            break
+    return pa.Table.from_batches(batches) if batches else None
 
 
 def _scalar(store: Store, sql: str, params=None):
