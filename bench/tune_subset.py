@@ -6,7 +6,7 @@
 For each: tuning wall time, trials, end-to-end latency after (database applied and
 re-profiled), speedup over the untuned model, and the share of (a)'s speedup reached.
 
-    python bench/tune_subset.py [MODEL] [--trials B]
+    python bench/tune_subset.py [MODEL] [--trials B] [--also-coverage PCT]...
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("model", nargs="?", default="resnet18")
     parser.add_argument("--trials", type=int, default=64)
+    parser.add_argument("--also-coverage", type=float, action="append", default=[],
+                        help="add a configuration: the subset at this coverage with 0.4 B (repeatable)")
     args = parser.parse_args()
     target = parse_target(None)
     loaded = load_model(args.model)
@@ -60,9 +62,12 @@ def main() -> None:
     everything = db.sql("SELECT count(*) FROM model_tasks WHERE tuner = 'meta_schedule' AND model_id = 1").rows[0][0]
     rows.append(("(a) all tasks, static weights", everything, args.trials, wall, end_to_end_ms(loaded, target, root / "a")))
     print("measured", rows[-1], flush=True)
-    for label, trials in (("(b) coverage-90 subset", args.trials), ("(c) coverage-90 subset, 0.4 B", int(0.4 * args.trials))):
+    configurations = [("(b) coverage-90 subset", 90.0, args.trials), ("(c) coverage-90 subset, 0.4 B", 90.0, int(0.4 * args.trials))]
+    configurations += [(f"({chr(ord('d') + i)}) coverage-{pct:g} subset, 0.4 B", pct, int(0.4 * args.trials))
+                       for i, pct in enumerate(args.also_coverage)]
+    for label, coverage, trials in configurations:
         started = time.perf_counter()
-        result = db.tune(args.model, coverage=90, trials=trials, work_dir=root / label[1], repeat=3)
+        result = db.tune(args.model, coverage=coverage, trials=trials, work_dir=root / label[1], repeat=3)
         wall = time.perf_counter() - started
         rows.append((label, sum(1 for r in result.rows if r[1]), trials, wall, statistics.median(
             db.sql("SELECT end_to_end_us FROM runs ORDER BY run_id DESC LIMIT 1").rows[0][0]) / 1e3))
