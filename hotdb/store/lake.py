@@ -38,17 +38,12 @@ import duckdb
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.store.connection import LOCK_TIMEOUT_S, Store
 from hotdb.store.loader import LoadResult, load
+from hotdb.store.resources import sql_dir
 
 # every table an ingest writes, and the column that ties a row to its ingest
 RUN_TABLES = ("runs", "nodes", "node_samples")
 SOURCE_TABLES = ("ir_calls", "tasks", "tuning_records", "graph_nodes")
 TABLES = ("models", "ingests", "sources", *RUN_TABLES, *SOURCE_TABLES, "workloads", "kernel_match_results")
-# rows several files may hold: readers keep one per key (the first, or the newest match)
-DEDUPE = {
-    "models": "QUALIFY row_number() OVER (PARTITION BY model_id ORDER BY created_at) = 1",
-    "workloads": "QUALIFY row_number() OVER (PARTITION BY workload_key) = 1",
-    "kernel_match_results": "QUALIFY row_number() OVER (PARTITION BY run_id, func_name ORDER BY computed_at DESC) = 1",
-}
 ID_RANGE_BITS = 24
 CLAIM_STALE_S = 600.0
 
@@ -56,6 +51,16 @@ CLAIM_STALE_S = 600.0
 def model_id_of(name: str) -> int:
     """The same id for a model name in every writer (62 bits of its SHA-256)."""
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") >> 2
+
+
+def table_sql(table: str, files: list[str]) -> str:
+    """The query reading one lake table from its files (queries/lake/: a table's own file
+    where several files may hold one row, else table.sql)."""
+    folder = sql_dir("queries") / "lake"
+    path = folder / f"{table}.sql"
+    text = (path if path.exists() else folder / "table.sql").read_text(encoding="utf-8")
+    listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+    return text.format(files=listed)
 
 
 def _quote(value: str) -> str:
@@ -92,9 +97,8 @@ class Lake:
             files = self.files(table, folders)
             if not files:
                 continue  # the migrated, empty table stands in
-            store.con.execute(f"DROP TABLE {table}")
-            store.con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet({files!r}, union_by_name = true, hive_partitioning = false) "
-                              f"{DEDUPE.get(table, '')}")
+            store.con.execute(f"DROP TABLE {table}")  # the files stand in for the migrated table
+            store.con.sql(table_sql(table, files)).create_view(table)
         return store
 
     def _context(self, model: str, with_runs: bool = True) -> Store:
@@ -108,8 +112,7 @@ class Lake:
                 continue
             files = self.files(table, folders)
             if files:
-                store.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet({files!r}, union_by_name = true, hive_partitioning = false) "
-                                  f"{DEDUPE.get(table, '')}")
+                store.con.execute(f"INSERT INTO {table} BY NAME {table_sql(table, files)}")
         if not store.con.execute("SELECT count(*) FROM models").fetchall()[0][0]:
             store.con.execute("INSERT INTO models VALUES (?, ?, now())", [model_id_of(model), model])
         base = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
