@@ -47,7 +47,6 @@ class DebugDump:
         times = _durations(trace_source)
         parsed = Parsed(role="profile", run=RunInfo(variant="debug dump", device=_device(source)))
         derived: dict = {}  # a large graph repeats a few hundred signatures
-        layout_texts: dict = {}
         for name, begin, duration in times:
             node = by_name.get(name)
             if node is None:
@@ -61,18 +60,14 @@ class DebugDump:
                 raise graph_source.error(None, f"node {name!r} has input {exc.args[0]!r}, which is not a node", field="inputs") from None
             attrs = node.get("attrs") or {}
             dtype = str(attrs.get("T", "")).removeprefix("type: ") or None
-            layouts = tuple(sorted((k, v if isinstance(v, str) else json.dumps(v))
-                                   for k, v in attrs.items() if "layout" in k and v))
-            if layouts not in layout_texts:
-                layout_texts[layouts] = json.dumps({k: v for k, v in attrs.items() if "layout" in k and v},
-                                                   sort_keys=True) if layouts else None
+            layouts = {k: v for k, v in attrs.items() if "layout" in k and v}
             row = NodeRow(
                 node_index=len(parsed.nodes), node_name=name, func_name=str(attrs.get("func_name") or node.get("op")),
                 time_us=duration, out_shape=list(node.get("shape") or []) or None, out_dtype=dtype,
                 input_shapes=input_shapes if all(s is not None for s in input_shapes) else None,
                 num_inputs=len(inputs), num_outputs=int(attrs.get("num_outputs", 1)), start_us=begin,
                 kernel_hash=attrs.get("hash"),
-                layouts=layout_texts[layouts],
+                layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
             ).derive(derived)
             parsed.nodes.append(row)
             parsed.graph_nodes.append(GraphNodeRow(

