@@ -38,8 +38,8 @@ def check_capture(cli, run):
         FROM nodes AS n JOIN runs AS r USING (run_id) JOIN kernel_matches AS m USING (run_id, func_name)
         WHERE r.label = '{run}' ORDER BY n.node_index""", "-f", "json").json()
     tasks = cli("sql", f"""
-        SELECT t.task_name, t.weight FROM model_tasks AS t JOIN runs AS r USING (model_id) WHERE r.label = '{run}'""",
-                "-f", "json").json()
+        SELECT t.task_name, t.weight FROM model_tasks AS t JOIN runs AS r USING (model_id) WHERE r.label = '{run}'
+        ORDER BY t.task_name""", "-f", "json").json()
     called = [k for k in kernels if k["is_kernel"]]
     assert called, "no kernel calls recorded"
     weights = {t["task_name"]: t["weight"] for t in tasks}

@@ -14,4 +14,4 @@ WHERE b.run_id = $baseline
 UNION ALL
 SELECT '(end to end)', NULL, NULL, b.time_us, a.time_us, b.time_us / nullif(a.time_us, 0)
 FROM e2e AS b JOIN e2e AS a ON a.run_id = $tuned WHERE b.run_id = $baseline
-ORDER BY tuned DESC NULLS LAST, before_us DESC;
+ORDER BY tuned DESC NULLS LAST, before_us DESC, item;
