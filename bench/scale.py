@@ -76,11 +76,12 @@ def grow(path: Path, nodes: int, models: int, run_nodes: int) -> None:
     con = duckdb.connect(str(path))
     # the run repeats the network's nodes, as a profile of several inferences does; each kernel
     # keeps its match (its calls and time scaled), as the ladder's `name`/`workload` rules would
+    # (repeated calls share their signature rows, as a real profile's do)
     vgg_nodes = con.execute("SELECT count(*) FROM nodes").fetchall()[0][0]
     repeat = max(1, run_nodes // vgg_nodes)
     con.execute("""
-        INSERT INTO nodes SELECT o.* REPLACE (o.node_index + k * $n AS node_index, o.time_us * (0.8 + 0.4 * random()) AS time_us)
-        FROM (SELECT * FROM nodes WHERE run_id = 1) AS o, range(1, $repeat) AS t(k)""", {"n": vgg_nodes, "repeat": repeat})
+        INSERT INTO node_calls SELECT o.* REPLACE (o.node_index + k * $n AS node_index, o.time_us * (0.8 + 0.4 * random()) AS time_us)
+        FROM (SELECT * FROM node_calls WHERE run_id = 1) AS o, range(1, $repeat) AS t(k)""", {"n": vgg_nodes, "repeat": repeat})
     con.execute("UPDATE kernel_match_results SET calls = calls * $r, time_us = time_us * $r", {"r": repeat})
     per_run = con.execute("SELECT count(*) FROM nodes").fetchall()[0][0]
     runs_per_model = -(-nodes // (per_run * models))
@@ -107,8 +108,11 @@ def grow(path: Path, nodes: int, models: int, run_nodes: int) -> None:
                                               r.created_at + to_seconds(n.k) AS created_at)
         FROM runs AS r, new_runs AS n WHERE r.run_id = 1""")
     con.execute("""
-        INSERT INTO nodes SELECT o.* REPLACE (n.run_id AS run_id, o.time_us * (0.8 + 0.4 * random()) AS time_us)
-        FROM new_runs AS n, (SELECT * FROM nodes WHERE run_id = 1) AS o ORDER BY n.run_id, o.node_index""")
+        INSERT INTO node_signatures SELECT o.* REPLACE (n.run_id AS run_id)
+        FROM new_runs AS n, (SELECT * FROM node_signatures WHERE run_id = 1) AS o ORDER BY n.run_id, o.signature_id""")
+    con.execute("""
+        INSERT INTO node_calls SELECT o.* REPLACE (n.run_id AS run_id, o.time_us * (0.8 + 0.4 * random()) AS time_us)
+        FROM new_runs AS n, (SELECT * FROM node_calls WHERE run_id = 1) AS o ORDER BY n.run_id, o.node_index""")
     con.execute("""
         INSERT INTO kernel_match_results SELECT o.* REPLACE (n.run_id AS run_id)
         FROM new_runs AS n, (SELECT * FROM kernel_match_results WHERE run_id = 1) AS o ORDER BY n.run_id""")

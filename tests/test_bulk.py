@@ -31,6 +31,8 @@ def stored(db) -> dict:
         return {
             "nodes": con.execute("SELECT * EXCLUDE (run_id) FROM nodes ORDER BY node_index").fetchall(),
             "runs": con.execute("SELECT device, profile_variant, target FROM runs").fetchall(),
+            # stored once per distinct signature, numbered by first call, by either reader
+            "signatures": con.execute("SELECT * EXCLUDE (run_id) FROM node_signatures ORDER BY signature_id").fetchall(),
             "matches": con.execute("SELECT * EXCLUDE (run_id, computed_at, time_us), round(time_us, 3) "  # sums in any order
                                   "FROM kernel_match_results ORDER BY ALL").fetchall(),
         }
@@ -61,6 +63,8 @@ def test_streamed_report_stores_what_the_row_reader_stores(tmp_path, monkeypatch
     rows, streamed = ingest_both(tmp_path, monkeypatch, files)
     assert streamed["nodes"] == rows["nodes"]
     assert len(rows["nodes"]) == 15
+    assert streamed["signatures"] == rows["signatures"]
+    assert len({(n[3], repr(n[7]), repr(n[9])) for n in rows["nodes"]}) == len(rows["signatures"]) < 15  # (kernel, shapes)
     assert streamed["runs"] == rows["runs"]
     assert streamed["matches"] == rows["matches"]
 

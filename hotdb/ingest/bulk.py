@@ -19,18 +19,15 @@ from dataclasses import dataclass
 import duckdb
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import NodeRow
+from hotdb.ingest.rows import SIGNATURE_COLUMNS, NodeRow
 from hotdb.settings import duckdb_config
-
-# the columns of a node that depend on the call, not on its signature
-PER_CALL = ("node_index", "time_us", "calls", "device", "line_no")
 
 
 @dataclass
 class NodeTable:
     """The nodes of one profile, columnar: `calls` (a table of `con` in file order: its
     rowid is the node index; signature, time_us, calls_real, device) and one derived
-    NodeRow per signature."""
+    NodeRow per signature, in order of first call."""
 
     con: duckdb.DuckDBPyConnection
     calls: str
@@ -49,12 +46,16 @@ class NodeTable:
             f"SELECT DISTINCT device FROM {self.calls} WHERE device IS NOT NULL ORDER BY 1").fetchall()]
 
     def signature_rows(self) -> list[tuple]:
-        columns = [c for c in NodeRow.__slots__ if c not in PER_CALL]
-        return [(sig, *(getattr(row, c) for c in columns)) for sig, row in self.signatures.items()]
+        """(signature_id, *SIGNATURE_COLUMNS) per signature: ids 0, 1, ... by first call."""
+        return [(number, *(getattr(row, c) for c in SIGNATURE_COLUMNS))
+                for number, row in enumerate(self.signatures.values())]
 
-    @staticmethod
-    def signature_columns() -> list[str]:
-        return ["signature"] + [c for c in NodeRow.__slots__ if c not in PER_CALL]
+    def signature_ids(self) -> dict[str, list]:
+        """The reader's signature hash -> signature_id, with the per-call columns a call
+        takes from its signature's example (a report prints no share or start time)."""
+        rows = list(self.signatures.values())
+        return {"signature": list(self.signatures), "signature_id": list(range(len(rows))),
+                "reported_share_pct": [r.reported_share_pct for r in rows], "start_us": [r.start_us for r in rows]}
 
 
 def _literal(text: str) -> str:
@@ -160,7 +161,7 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
         SELECT {signature} AS signature, {', '.join(f'any_value({_ident(c)})' for c in keyed)}
         FROM {scan} GROUP BY ALL""").fetchall()
     signatures = {}
-    for sig, *values in distinct:
+    for sig, *values in sorted(distinct, key=lambda found: first_row[found[0]]):
         call = dict(zip(keyed, values))
         call["Duration (us)"] = "0"
         line, _ = where(first_row[sig])

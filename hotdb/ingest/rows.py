@@ -67,6 +67,14 @@ class NodeRow:
         return self
 
 
+# how `nodes` is stored (schema/0005): what varies per call, and the kernel signature
+# that a run stores once however many calls share it
+CALL_COLUMNS = ("node_index", "time_us", "calls", "reported_share_pct", "start_us", "device", "line_no")
+SIGNATURE_COLUMNS = ("node_name", "output_index", "func_name", "out_shape", "out_dtype", "input_shapes", "input_dtypes",
+                     "num_inputs", "num_outputs", "kernel_family", "func_base", "func_number", "out_shape_logical",
+                     "workload_key", "data_shape_logical", "weight_shape_logical", "args_flat", "kernel_hash", "layouts",
+                     "is_kernel")
+
 DERIVED_COLUMNS = ("kernel_family", "func_base", "func_number", "out_shape_logical", "data_shape_logical",
                    "weight_shape_logical", "args_flat")
 

@@ -37,7 +37,7 @@ import duckdb
 
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.store.connection import LOCK_TIMEOUT_S, Store
-from hotdb.store.loader import LoadResult, load
+from hotdb.store.loader import LoadResult, load, split_staged_nodes
 from hotdb.store.resources import sql_dir
 
 # every table an ingest writes, and the column that ties a row to its ingest
@@ -61,6 +61,17 @@ def table_sql(table: str, files: list[str]) -> str:
     text = (path if path.exists() else folder / "table.sql").read_text(encoding="utf-8")
     listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
     return text.format(files=listed)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, sql: str) -> None:
+    """Add rows to a table; `nodes` rows are split into signatures and calls as an ingest's are.
+    (The lake stores `nodes` as one file per folder: Parquet dictionary-encodes what repeats.)"""
+    if table != "nodes":
+        con.execute(f"INSERT INTO {table} BY NAME {sql}")
+        return
+    con.execute("CREATE TEMP TABLE staged_nodes AS FROM nodes LIMIT 0")
+    con.execute(f"INSERT INTO staged_nodes BY NAME {sql}")
+    split_staged_nodes(con)
 
 
 def _quote(value: str) -> str:
@@ -97,7 +108,8 @@ class Lake:
             files = self.files(table, folders)
             if not files:
                 continue  # the migrated, empty table stands in
-            store.con.execute(f"DROP TABLE {table}")  # the files stand in for the migrated table
+            # the files stand in for the migrated table (for `nodes`, the view over its two tables)
+            store.con.execute(f"DROP {'VIEW' if table == 'nodes' else 'TABLE'} {table}")
             store.con.sql(table_sql(table, files)).create_view(table)
         return store
 
@@ -112,7 +124,7 @@ class Lake:
                 continue
             files = self.files(table, folders)
             if files:
-                store.con.execute(f"INSERT INTO {table} BY NAME {table_sql(table, files)}")
+                _insert(store.con, table, table_sql(table, files))
         if not store.con.execute("SELECT count(*) FROM models").fetchall()[0][0]:
             store.con.execute("INSERT INTO models VALUES (?, ?, now())", [model_id_of(model), model])
         base = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
@@ -289,7 +301,9 @@ class Lake:
                 dst.execute("INSERT INTO workloads BY NAME SELECT * FROM frame WHERE workload_key NOT IN "
                             "(SELECT workload_key FROM workloads)")
             else:
-                dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM frame")
+                dst.register("_frame", frame)
+                _insert(dst, table, "SELECT * FROM _frame")
+                dst.unregister("_frame")
 
     def manifests(self, prefix: str | None = None) -> dict:
         """Per table, a symlink manifest (one file URI per line) for engines that map a
@@ -327,7 +341,7 @@ class Lake:
                 for table in TABLES:
                     count = store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
                     if count:
-                        store.con.execute(f"COPY {table} TO '{staging / (table + '.parquet')}' (FORMAT parquet)")
+                        store.con.execute(f"COPY (SELECT * FROM {table}) TO '{staging / (table + '.parquet')}' (FORMAT parquet)")
                 # until the old folders are gone, hotdb readers skip them by this list
                 (staging / "_replaces.json").write_text(json.dumps([f"{f.parent.name}/{f.name}" for f in folders]))
                 target = model_dir / f"run=_compact-{uuid.uuid4().hex[:12]}"

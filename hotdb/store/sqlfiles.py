@@ -45,3 +45,10 @@ def read_view(path: Path) -> ViewFile:
         elif current is None:
             description.append(line[3:] if line.startswith("-- ") else line[2:])
     return ViewFile(path, match.group(1), "\n".join(description).strip(), columns, sql)
+
+
+def sql_statements(path: Path) -> list[str]:
+    """The statements of a SQL file of several, each ending with ';' at the end of a line."""
+    text = path.read_text(encoding="utf-8")
+    return [part.strip() for part in re.split(r";[ \t]*$", text, flags=re.M) if part.strip() and
+            any(not line.lstrip().startswith("--") for line in part.strip().splitlines())]
