@@ -124,4 +124,8 @@ def test_any_report_streams_to_the_same_nodes(tmp_path_factory, monkeypatch, pic
             writer.writerows(calls)
     rows, streamed = ingest_both(tmp, monkeypatch, [path])
     assert streamed["nodes"] == rows["nodes"]
+    assert streamed["signatures"] == rows["signatures"]
+    per_call = ("Duration (us)", "Count", "Percent", "Device")
+    picked = {tuple(v for k, v in FIXTURE_CALLS[index].items() if k not in per_call) for index, _, _ in picks}
+    assert len(rows["signatures"]) == len(picked)  # one per distinct kernel, shapes and layouts
     assert streamed["matches"] == rows["matches"]

@@ -34,6 +34,10 @@ def test_database_of_the_first_migration_is_migrated_with_its_data(cli, db, vgg1
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT max(version) FROM schema_migrations").fetchall()[0][0] == latest_schema_version()
     assert con.execute("SELECT count(*) FROM graph_nodes").fetchall()[0][0] == 0  # a table of a later migration
+    # the node table of 0001 became calls and signatures (0005), read back whole through `nodes`
+    assert con.execute("SELECT node_name, func_name, time_us, out_shape_logical, is_kernel FROM nodes").fetchall() == \
+        [("k", "fused_nn_dense", 5.0, [1, 10], True)]
+    assert con.execute("SELECT count(*) FROM node_calls").fetchall()[0][0] == 1
     con.close()
 
 
@@ -120,3 +124,30 @@ def test_concurrent_ingests_land_once_each(tmp_path, vgg16):
     assert [p.returncode for p in procs] == [0] * len(jobs), [err for _, err in results]
     assert sum("nothing new" in out + err for out, err in results) == 1  # the repeated file, whichever came second
     assert _row_counts(db) == _row_counts(serial)
+
+
+def test_nodes_of_schema_4_are_split_into_calls_and_signatures_unchanged(cli, db):
+    con = duckdb.connect(str(db))
+    for path in schema_files()[:4]:
+        con.execute(path.read_text())
+        con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [int(path.name[:4]), path.stem])
+    con.execute("INSERT INTO models VALUES (1, 'old', now())")
+    con.execute("INSERT INTO ingests VALUES (1, 1, now(), '0.0.1')")
+    con.execute("INSERT INTO sources VALUES (1, 1, 1, 'old.txt', 'profile-report', 'profile', 'abc', 10, 4, [])")
+    con.execute("INSERT INTO runs (run_id, model_id, ingest_id, source_id, label, created_at, tags) "
+                "VALUES (7, 1, 1, 1, 'old-1', now(), MAP {})")
+    # calls 0 and 2 share a signature; 1 differs only in a NULL list; 3 only in is_kernel
+    con.execute("""INSERT INTO nodes (run_id, node_index, node_name, output_index, func_name, time_us, calls, device,
+                                      input_shapes, out_shape, layouts, is_kernel)
+                   VALUES (7, 0, 'k', 0, 'k', 5.0, 1, 'cpu0', [[1, 8]], [1, 8], NULL, true),
+                          (7, 1, 'k', 0, 'k', 6.0, 2, 'cpu0', NULL, [1, 8], NULL, true),
+                          (7, 2, 'k', 0, 'k', 7.0, 1, 'cpu1', [[1, 8]], [1, 8], NULL, true),
+                          (7, 3, 'k', 0, 'k', 8.0, 1, 'cpu1', [[1, 8]], [1, 8], NULL, false)""")
+    before = con.execute("SELECT * FROM nodes ORDER BY node_index").fetchall()
+    con.close()
+    assert cli("runs").code == 0  # opening migrates
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT * FROM nodes ORDER BY node_index").fetchall() == before
+    assert con.execute("SELECT node_index, signature_id FROM node_calls ORDER BY node_index").fetchall() == \
+        [(0, 0), (1, 1), (2, 0), (3, 2)]
+    con.close()

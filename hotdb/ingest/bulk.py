@@ -6,8 +6,9 @@ per-call work: a CSV is scanned twice, streaming (a JSON report is one object: i
 read once into a table, scanned twice): once for the per-call columns (signature hash,
 time, count, device), kept in a DuckDB table in file order, and once for the distinct
 signatures, which Python canonicalises exactly as the row-by-row reader does
-(NodeRow.derive). The loader joins the two into `nodes` inside DuckDB. No call becomes a
-Python object; what stays in memory is a few numbers per call, in DuckDB.
+(NodeRow.derive). The loader stores a node_signatures row per signature and the calls as
+node_calls rows pointing to them, inside DuckDB. No call becomes a Python object; what
+stays in memory is a few numbers per call, in DuckDB.
 """
 
 from __future__ import annotations

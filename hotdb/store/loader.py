@@ -1,8 +1,9 @@
 """The one bulk loader: stores what ingestors (and live capture) parsed, atomically.
 
-All files of one ingest are stored in one transaction with the DuckDB appender (never
-row by row). A file whose content the model already has (same SHA-256) is skipped and
-reported; if nothing is new, nothing is written.
+All files of one ingest are stored in one transaction, each table's rows as one Arrow
+table (never row by row), a profile's nodes as calls and kernel signatures
+(schema/0005). A file whose content the model already has (same SHA-256) is skipped
+and reported; if nothing is new, nothing is written.
 """
 
 from __future__ import annotations
