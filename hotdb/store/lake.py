@@ -111,6 +111,9 @@ class Lake:
             # the files stand in for the migrated table (for `nodes`, the view over its two tables)
             store.con.execute(f"DROP {'VIEW' if table == 'nodes' else 'TABLE'} {table}")
             store.con.sql(table_sql(table, files)).create_view(table)
+            if table == "nodes":  # a lake keeps nodes whole: no empty stand-ins to mislead a query
+                store.con.execute("DROP TABLE node_calls")
+                store.con.execute("DROP TABLE node_signatures")
         return store
 
     def _context(self, model: str, with_runs: bool = True) -> Store:
