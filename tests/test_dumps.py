@@ -70,7 +70,16 @@ def drop_last_event(path):
     path.write_text(json.dumps(trace))
 
 
+def huge_kernel_shape(path):
+    """A kernel's output shape beyond any INTEGER: no reader checks it, the loader must."""
+    graph = json.loads(path.read_text())
+    kernel = next(n for n in graph["nodes"] if n["op"] not in ("param", "null"))
+    kernel["shape"] = [3000000000, *kernel["shape"][1:]]
+    path.write_text(json.dumps(graph))
+
+
 @pytest.mark.parametrize("damage, message", [
+    (lambda d: huge_kernel_shape(d / "_tvmdbg_graph_dump.json"), "[out_shape of row 1]: expected integers below 2^31, found [3000000000,"),
     (lambda d: drop_last_event(d / "_tvmdbg_execution_trace.json"), "never end"),
     (lambda d: (d / "_tvmdbg_execution_trace.json").write_text((d / "_tvmdbg_execution_trace.json").read_text()[:-200]), "trace.json:1: expected JSON"),
     (lambda d: (d / "_tvmdbg_graph_dump.json").write_text("{\"nodes\": [oops"), "_tvmdbg_graph_dump.json:1"),

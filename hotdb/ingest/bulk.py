@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import duckdb
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import SIGNATURE_COLUMNS, NodeRow
+from hotdb.ingest.rows import INT32_MAX, SIGNATURE_COLUMNS, NodeRow
 from hotdb.settings import duckdb_config
 
 
@@ -143,15 +143,18 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
     except duckdb.Error as exc:
         raise _reader_error(source, exc, header) from None
     bad = con.execute("""
-        SELECT rowid, bad_time, time_us FROM calls
-        WHERE bad_time OR bad_count OR time_us < 0 OR isinf(time_us) OR isnan(time_us)
-        ORDER BY rowid LIMIT 1""").fetchall()
+        SELECT rowid, bad_time, time_us, bad_count FROM calls
+        WHERE bad_time OR bad_count OR time_us < 0 OR isinf(time_us) OR isnan(time_us) OR calls_real > ?
+        ORDER BY rowid LIMIT 1""", [INT32_MAX]).fetchall()
     if bad:
-        row, bad_time, time_us = bad[0]
+        row, bad_time, time_us, bad_count = bad[0]
         line, field = where(row)
         column = "Duration (us)" if bad_time or time_us is not None and not 0 <= time_us < float("inf") else "Count"
         found = con.execute(f"SELECT {_ident(column)} FROM {scan} LIMIT 1 OFFSET {row}").fetchall()[0][0]
-        expected = "an integer" if column == "Count" else "a number" if bad_time else "a finite duration >= 0"
+        if column == "Count":  # the row-by-row reader's words (profile_report._node)
+            expected = "an integer" if bad_count else "a count below 2^31"
+        else:
+            expected = "a number" if bad_time else "a finite duration >= 0"
         raise source.error(line, f"expected {expected}, found {found!r}", field=field or column)
     total = con.execute("SELECT count(*) FROM calls").fetchall()[0][0]
     if not total:

@@ -16,7 +16,7 @@ import ast
 import re
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow
+from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo, SampleRow
 
 # Columns are separated by two or more spaces, or by tabs where an editor converted them.
 _HEADER = re.compile(r"^\s*Node Name(?:\s{2,}|\t)\s*Ops(?:\s{2,}|\t)\s*Time\(us\)")
@@ -120,9 +120,12 @@ def _number(source: Source, line_no: int, cells: list[str], i: int, name: str) -
 
 def _integer(source: Source, line_no: int, cells: list[str], i: int, name: str) -> int:
     try:
-        return int(cells[i])
+        value = int(cells[i])
     except ValueError:
         raise source.error(line_no, f"expected an integer, found {cells[i]!r}", field=name) from None
+    if not 0 <= value <= INT32_MAX:
+        raise source.error(line_no, f"expected an integer from 0 to 2^31 - 1, found {cells[i]!r}", field=name)
+    return value
 
 
 def _measurements(source: Source, line_no: int, text: str) -> list[float]:

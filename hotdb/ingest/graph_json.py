@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import GraphNodeRow, Parsed, derive_kernel_columns
+from hotdb.ingest.rows import INT32_MAX, GraphNodeRow, Parsed, derive_kernel_columns
 
 _LAYOUT_KEYS = ("data_layout", "kernel_layout", "out_layout", "layout", "src_layout", "dst_layout")
 
@@ -83,8 +83,8 @@ def graph_nodes(source: Source, graph: dict) -> list[GraphNodeRow]:
             out_shape = list(shapes[out_entry])
         except (IndexError, TypeError, ValueError, KeyError):
             raise source.error(None, "inputs point outside the graph's shape list", field=field) from None
-        if not all(isinstance(d, int) for s in input_shapes + [out_shape] for d in s):
-            raise source.error(None, "expected shapes as lists of integers", field=field)
+        if not all(isinstance(d, int) and abs(d) <= INT32_MAX for s in input_shapes + [out_shape] for d in s):
+            raise source.error(None, "expected shapes as lists of integers below 2^31", field=field)
         try:
             layouts = {k: str(node_attrs[k]) for k in _LAYOUT_KEYS if node_attrs.get(k)}
             row = GraphNodeRow(

@@ -16,7 +16,7 @@ import json
 import re
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import NodeRow, Parsed, RunInfo
+from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo
 
 _ARG = re.compile(r"(\w+)\[([\d,\s]*)\]")
 _TABLE_HEADER = re.compile(r"^\s*Name\s+Duration \(us\)\s+Percent\s+Device\s+Count")
@@ -103,8 +103,10 @@ def _node(source: Source, index: int, line_no: int | None, call: dict, derived: 
     count = call.get("Count", 1)
     try:
         count = int(float(str(count).replace(",", ""))) if count not in (None, "") else 1
-    except ValueError:
+    except (ValueError, OverflowError):
         raise source.error(line_no, f"expected an integer, found {count!r}", field="Count") from None
+    if count > INT32_MAX:
+        raise source.error(line_no, f"expected a count below 2^31, found {call.get('Count')!r}", field="Count")
     shapes, dtypes = _argument_shapes(source, line_no, call.get("Argument Shapes"))
     layouts = {k: _text(v) for k, v in call.items() if "layout" in k and _text(v)}
     node = NodeRow(
@@ -127,7 +129,10 @@ def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], li
     found = _ARG.findall(str(text))
     if not found:
         raise source.error(line_no, f"expected shapes like float32[1, 64, 56, 56], found {str(text)[:40]!r}", field="Argument Shapes")
-    return ([[int(d) for d in re.findall(r"\d+", dims)] for _, dims in found], [dtype for dtype, _ in found])
+    shapes = [[int(d) for d in re.findall(r"\d+", dims)] for _, dims in found]
+    if any(d > INT32_MAX for shape in shapes for d in shape):
+        raise source.error(line_no, f"expected dimensions below 2^31, found {str(text)[:60]!r}", field="Argument Shapes")
+    return shapes, [dtype for dtype, _ in found]
 
 
 _METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from hotdb.ingest.bulk import NodeTable
 
 Shape = list[int]
+INT32_MAX = 2**31 - 1  # the largest value of an INTEGER column (shapes, counts, indexes)
 
 
 @dataclass(slots=True)

@@ -52,7 +52,7 @@ class LoadResult:
         return all(f.source_id is None for f in self.files)
 
 
-def _append(store: Store, table: str, prefix: dict, rows: list, row_class) -> None:
+def _append(store: Store, source: Source, table: str, prefix: dict, rows: list, row_class) -> None:
     """Rows of one class into `table`, as one Arrow table typed as the table's columns
     (3x faster than the DuckDB appender for rows of nested shape lists)."""
     if not rows:
@@ -61,13 +61,44 @@ def _append(store: Store, table: str, prefix: dict, rows: list, row_class) -> No
 
     names = column_names(row_class)
     schema = store.con.sql(f"SELECT {', '.join(names)} FROM {table} LIMIT 0").to_arrow_table().schema
-    frame = pa.table({name: [getattr(row, name) for row in rows] for name in names}, schema=schema)
+    try:
+        frame = pa.table({name: [getattr(row, name) for row in rows] for name in names}, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        raise _unstorable(source, rows, schema) from None
     store.con.register("_rows", frame)
     try:
         store.con.execute(f"INSERT INTO {table} BY NAME SELECT {''.join(f'? AS {k}, ' for k in prefix)}* FROM _rows",
                           list(prefix.values()))
     finally:
         store.con.unregister("_rows")
+
+
+_KINDS = {"int32": "integers below 2^31", "int64": "integers below 2^63", "double": "numbers", "string": "text"}
+
+
+def _unstorable(source: Source, rows: list, schema) -> Exception:
+    """The first value a column cannot hold (a parser let through a shape or count beyond
+    its column's range), said where it was read: the row's line, else its index."""
+    import pyarrow as pa
+
+    for field in schema:
+        values = [getattr(row, field.name) for row in rows]
+        try:
+            pa.array(values, type=field.type)
+            continue
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            pass
+        for index, value in enumerate(values):
+            try:
+                pa.array([value], type=field.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+                element = field.type
+                while pa.types.is_list(element):
+                    element = element.value_type
+                line = getattr(rows[index], "line_no", None)
+                return source.error(line, f"expected {_KINDS.get(str(element), str(element))}, found {value!r}",
+                                    field=field.name if line is not None else f"{field.name} of row {index + 1}")
+    return RuntimeError("rows could not be converted to Arrow, but every value converts alone")
 
 
 CALL_CHUNK_ROWS = 1 << 20  # calls held as Arrow at a time: about 40 MB
@@ -101,10 +132,10 @@ def _insert_node_table(store: Store, run_id: int, table: NodeTable) -> None:
         store.con.unregister("_signature_ids")
 
 
-def _insert_node_rows(store: Store, run_id: int, rows: list[NodeRow]) -> None:
+def _insert_node_rows(store: Store, source: Source, run_id: int, rows: list[NodeRow]) -> None:
     """Parsed nodes, staged as `nodes` rows and split by SQL into signatures and calls."""
     store.con.execute("CREATE TEMP TABLE staged_nodes AS FROM nodes LIMIT 0")
-    _append(store, "staged_nodes", {"run_id": run_id}, rows, NodeRow)
+    _append(store, source, "staged_nodes", {"run_id": run_id}, rows, NodeRow)
     split_staged_nodes(store.con)
 
 
@@ -187,7 +218,7 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                     if column not in RUN_META_COLUMNS:
                         raise ValueError(f"unknown run column {column}")
                     store.con.execute(f"UPDATE runs SET {column} = ? WHERE label = ?", [value, label])
-            _store_rows(store, source_id, parsed, label)
+            _store_rows(store, source, source_id, parsed, label)
         if any(parsed.role != "profile" for _, _, parsed in new_items):
             rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
         elif label is not None:
@@ -228,18 +259,18 @@ def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id:
     return run_label
 
 
-def _store_rows(store: Store, source_id: int, parsed: Parsed, label: str | None) -> None:
+def _store_rows(store: Store, source: Source, source_id: int, parsed: Parsed, label: str | None) -> None:
     if parsed.nodes or parsed.node_table is not None:
         run_id = _scalar(store, "SELECT run_id FROM runs WHERE label = ?", [label])
         if parsed.nodes:
-            _insert_node_rows(store, run_id, parsed.nodes)
-        _append(store, "node_samples", {"run_id": run_id}, parsed.samples, SampleRow)
+            _insert_node_rows(store, source, run_id, parsed.nodes)
+        _append(store, source, "node_samples", {"run_id": run_id}, parsed.samples, SampleRow)
         if parsed.node_table is not None:
             _insert_node_table(store, run_id, parsed.node_table)
-    _append(store, "graph_nodes", {"source_id": source_id}, parsed.graph_nodes, GraphNodeRow)
-    _append(store, "ir_calls", {"source_id": source_id}, parsed.ir_calls, IrCallRow)
-    _append(store, "tasks", {"source_id": source_id}, parsed.tasks, TaskRow)
-    _append(store, "tuning_records", {"source_id": source_id}, parsed.records, TuningRecordRow)
+    _append(store, source, "graph_nodes", {"source_id": source_id}, parsed.graph_nodes, GraphNodeRow)
+    _append(store, source, "ir_calls", {"source_id": source_id}, parsed.ir_calls, IrCallRow)
+    _append(store, source, "tasks", {"source_id": source_id}, parsed.tasks, TaskRow)
+    _append(store, source, "tuning_records", {"source_id": source_id}, parsed.records, TuningRecordRow)
     if parsed.workloads:
         known = {row[0] for row in store.con.execute(
             "SELECT workload_key FROM workloads WHERE workload_key IN (SELECT unnest(?))",

@@ -171,7 +171,7 @@ def parse_kernel_name(symbol: str) -> KernelName:
     name = re.sub(r"__+", "_", name)
     number = 0
     match = _NUMBER.search(name)
-    if match:
+    if match and len(match.group(1)) <= 9:  # TVM numbers duplicates 1, 2, ...; longer digits are part of the name
         number = int(match.group(1))
         name = name[: match.start()]
     body = name.removeprefix("fused_").removeprefix("fuse_")  # fuse_: NNVM-era symbols

@@ -51,6 +51,8 @@ case("table_nan_time.txt", lines(table[:2] + [table[2].replace(table[2].split()[
 case("table_negative_time.txt", lines(table[:2] + [table[2].replace(table[2].split()[2], "-12.5", 1)]), "finite time >= 0")
 case("table_bad_shape.txt", lines(table[:2] + [table[2].replace("(1, 8, 28, 28, 64)", "(1, 8, 28, 28, 64]")]), "expected a shape")
 case("table_text_inputs.txt", lines(table[:2] + [table[2].replace("  3  ", "  x  ", 1)]), "expected an integer")
+case("table_inputs_too_large.txt", lines(table[:2] + [table[2].replace("  3       1", "  3000000000000       1", 1)]),
+     "[Inputs]: expected an integer from 0 to 2^31 - 1")
 case("table_unknown_column.txt", lines([table[0] + "  Flops", table[1] + "  -----"] + table[2:4]), "unknown column 'Flops'")
 case("table_missing_column.txt", lines([table[0].replace("Outputs", "       ")] + table[1:3]), "missing column 'Outputs'")
 case("table_bad_measurements.txt", lines((DATA / "debug-table/vgg16_tvm09/vgg16.debug_table.txt").read_text().splitlines()[:2]
@@ -83,10 +85,17 @@ case("report_call_without_duration.json", '{"calls": [{"Name": {"string": "k"}}]
 case("report_csv_short_row.csv", lines(report_csv[:3] + [report_csv[3].rsplit(",", 3)[0]]), "fields")
 case("report_csv_bad_duration.csv", lines(report_csv[:1] + [report_csv[1].replace(",310.5,", ",fast,")]), "Duration (us)")
 case("report_csv_bad_shapes.csv", lines(report_csv[:1] + [report_csv[1].replace("float32[1, 3, 224, 224], float32[1, 224, 224, 3]", "1x3x224x224")]), "Argument Shapes")
+case("report_csv_count_too_large.csv", lines(report_csv[:1] + [report_csv[1].replace(',1,"cpu0",', ',3000000000000,"cpu0",')]),
+     "[Count]: expected a count below 2^31")
+case("report_csv_dim_too_large.csv", lines(report_csv[:1] + [report_csv[1].replace("float32[1, 3, 224, 224]", "float32[3000000000, 3, 224, 224]")]),
+     "[Argument Shapes]: expected dimensions below 2^31")
 case("report_table_no_rows.txt", lines(report_txt[:1]), "the report has no calls")
 # graph-json
 broken_graph = dict(graph, node_row_ptr=[0, 1])
 case("graph_inputs_outside.json", json.dumps(broken_graph), "inputs point outside")
+huge_shape = json.loads(json.dumps(graph))
+huge_shape["attrs"]["shape"][1][0] = [1, 3, 224, 3000000000]  # beyond what any shape column holds
+case("graph_shape_too_large.json", json.dumps(huge_shape), "[nodes[1]]: expected shapes as lists of integers below 2^31")
 case("graph_bad_shape_attr.json", json.dumps(dict(graph, attrs={"shape": "oops"})), "attrs.shape")
 case("graph_truncated.json", json.dumps(graph)[:500], "expected JSON", "graph-json")
 case("graph_no_kernels.json", json.dumps({"nodes": [{"op": "null", "name": "x", "inputs": []}], "arg_nodes": [0],
