@@ -1,9 +1,11 @@
 """Fuzzing every parser: random bytes and structure-aware mutations of real-format inputs.
-Nothing may escape but hotdb's own ParseError. `HYPOTHESIS_PROFILE=long` runs 20x more
-examples (see tests/README.md)."""
+Whatever parses is also stored (the shared loader), so a value a parser lets through but
+no column holds is found too. Nothing may escape but hotdb's own ParseError.
+`HOTDB_FUZZ_EXAMPLES=2500` runs the long campaign (see tests/README.md)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import pytest
@@ -14,6 +16,8 @@ from hotdb.errors import ParseError
 from hotdb.examples import example_files
 from hotdb.ingest import REGISTRY, detect
 from hotdb.ingest.base import Source
+from hotdb.store.connection import Store
+from hotdb.store.loader import load
 
 EXAMPLES = int(os.environ.get("HOTDB_FUZZ_EXAMPLES", "60"))
 SEEDS = {
@@ -52,12 +56,23 @@ edits = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10**6), st.integers
                  min_size=1, max_size=4)
 
 
-def only_parse_errors(path, data: bytes, fmt=None) -> None:
+@pytest.fixture(scope="module")
+def store():
+    """One in-memory database for every example (each under a model of its own)."""
+    with Store(":memory:") as opened:
+        yield opened
+
+
+MODELS = (f"fuzz-{n}" for n in itertools.count())
+
+
+def only_parse_errors(store, path, data: bytes, fmt=None) -> None:
     path.write_bytes(data)
     try:
         source = Source.read(path)
         ingestor = next(i for i in REGISTRY if i.name == fmt) if fmt else detect(source)
-        ingestor.parse(source)
+        parsed = ingestor.parse(source)
+        load(store, next(MODELS), [(source, ingestor.name, parsed)])
     except ParseError:
         pass
 
@@ -65,25 +80,25 @@ def only_parse_errors(path, data: bytes, fmt=None) -> None:
 @pytest.mark.parametrize("name", sorted(SEEDS))
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=edits)
-def test_mutated_inputs_raise_only_parse_errors(tmp_path, name, edits):
+def test_mutated_inputs_raise_only_parse_errors(store, tmp_path, name, edits):
     seed = SEEDS[name].read_bytes()
-    only_parse_errors(tmp_path / SEEDS[name].name, mutate(seed, edits))
+    only_parse_errors(store, tmp_path / SEEDS[name].name, mutate(seed, edits))
 
 
 @pytest.mark.parametrize("fmt", [i.name for i in REGISTRY if i.name not in ("debug-dump", "ms-database")])
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=600))
-def test_random_bytes_forced_format(tmp_path, fmt, data):
-    only_parse_errors(tmp_path / "random.txt", data, fmt)
+def test_random_bytes_forced_format(store, tmp_path, fmt, data):
+    only_parse_errors(store, tmp_path / "random.txt", data, fmt)
 
 
 @pytest.mark.parametrize("name", ["profile-json", "profile-csv"])
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=edits)
-def test_mutated_large_reports_raise_only_parse_errors(tmp_path, monkeypatch, name, edits):
+def test_mutated_large_reports_raise_only_parse_errors(store, tmp_path, monkeypatch, name, edits):
     """The same mutations through the large-file reader (DuckDB's readers, bulk.py)."""
     from hotdb.ingest import base
 
     monkeypatch.setattr(base, "STREAM_BYTES", 1)
     seed = SEEDS[name].read_bytes()
-    only_parse_errors(tmp_path / SEEDS[name].name, mutate(seed, edits), "profile-report")
+    only_parse_errors(store, tmp_path / SEEDS[name].name, mutate(seed, edits), "profile-report")

@@ -163,16 +163,22 @@ def _from_json(source: Source, text: str) -> list[tuple[int | None, dict]]:
 
 def _from_csv(source: Source, text: str) -> list[tuple[int | None, dict]]:
     reader = csv.reader(io.StringIO(text))
-    header = next(reader)
+    try:
+        header = next(reader)
+    except csv.Error as exc:  # the words of the large-file reader (bulk.read_report_csv)
+        raise source.error(1, f"expected a CSV header: {exc}") from None
     if "Duration (us)" not in header or "Name" not in header:
         raise source.error(1, "expected a header with 'Name' and 'Duration (us)'")
     calls = []
-    for line_no, row in enumerate(reader, start=2):
-        if not row:
-            continue
-        if len(row) != len(header):
-            raise source.error(line_no, f"expected {len(header)} fields ({', '.join(header)}), found {len(row)}")
-        calls.append((line_no, dict(zip(header, row))))
+    try:
+        for line_no, row in enumerate(reader, start=2):
+            if not row:
+                continue
+            if len(row) != len(header):
+                raise source.error(line_no, f"expected {len(header)} fields ({', '.join(header)}), found {len(row)}")
+            calls.append((line_no, dict(zip(header, row))))
+    except csv.Error as exc:  # e.g. a carriage return alone inside an unquoted field
+        raise source.error(reader.line_num, f"the file is malformed: {exc}") from None
     return calls
 
 
