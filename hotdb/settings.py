@@ -1,8 +1,10 @@
-"""Settings every DuckDB connection of hotdb takes from the environment."""
+"""Settings every DuckDB connection of hotdb takes: from the environment, and its own."""
 
 from __future__ import annotations
 
 import os
+
+import duckdb
 
 
 def duckdb_config() -> dict[str, str]:
@@ -10,3 +12,11 @@ def duckdb_config() -> dict[str, str]:
     an ingest of any size: what does not fit spills to disk. DuckDB's default is 80 % of RAM."""
     limit = os.environ.get("HOTDB_MEMORY_LIMIT")
     return {"memory_limit": limit} if limit else {}
+
+
+def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with hotdb's settings."""
+    con = duckdb.connect(database, read_only=read_only, config=duckdb_config())
+    # DuckDB draws a progress bar for queries over 2 s on stdout, into `-f json|csv` output
+    con.execute("SET enable_progress_bar = false")
+    return con

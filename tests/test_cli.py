@@ -66,6 +66,8 @@ def test_sql_reads_tables_and_views(cli, vgg16):
     assert {r["method"] for r in out} >= {"shape", "call_count", "numbering+flops", "unmatched"}
     bad = cli("sql", "SELECT nope FROM nodes")
     assert bad.code == 1 and "SQL error" in bad.err and "Traceback" not in bad.err
+    # DuckDB would draw its progress bar on stdout, inside the JSON or CSV, for a query over 2 s
+    assert cli("sql", "SELECT current_setting('enable_progress_bar') AS bar", "-f", "json").json() == [{"bar": False}]
 
 
 def test_usage_errors_exit_1_without_traceback(cli, vgg16, tmp_path):

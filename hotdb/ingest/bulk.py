@@ -21,7 +21,7 @@ import duckdb
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import INT32_MAX, SIGNATURE_COLUMNS, NodeRow
-from hotdb.settings import duckdb_config
+from hotdb.settings import connect
 
 
 @dataclass
@@ -83,14 +83,14 @@ def read_report_csv(source: Source, make_node) -> NodeTable:
     scan = (f"read_csv({_literal(str(source.path))}, auto_detect = false, header = true, delim = ',', "
             f"quote = '\"', escape = '\"', columns = {{{columns}}}, strict_mode = true, parallel = true)")
     # the calls in file order (insertion order is kept): a call's line is its row number + 2
-    return _node_table(source, con=duckdb.connect(config=duckdb_config()), scan=scan, header=header, make_node=make_node, first_line=2)
+    return _node_table(source, con=connect(), scan=scan, header=header, make_node=make_node, first_line=2)
 
 
 def read_report_json(source: Source, make_node) -> NodeTable:
     """A Report .json() of any size. It is one JSON object, so DuckDB's reader holds it
     whole while it reads (native memory, not Python objects). Each metric
     ({"microseconds": 12.5}) becomes its value as text, as in the row-by-row reader."""
-    con = duckdb.connect(config=duckdb_config())
+    con = connect()
     scan = f"read_json({_literal(str(source.path))}, maximum_object_size = {source.size + 1})"
     try:
         # materialised: the file is parsed once, then scanned twice as a table

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from hotdb.errors import DatabaseError
-from hotdb.settings import duckdb_config
+from hotdb.settings import connect
 from hotdb.store.resources import query_files, schema_files, sql_dir
 from hotdb.store.sqlfiles import read_view
 
@@ -35,7 +35,7 @@ def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     delay = 0.05
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only, config=duckdb_config())
+            return connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower():
                 raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
