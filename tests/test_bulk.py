@@ -79,7 +79,7 @@ def test_streamed_report_source_is_not_held_in_memory(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("bad", ["report_csv_bad_duration.csv", "report_csv_short_row.csv", "report_csv_bad_shapes.csv",
-                                 "report_truncated.json", "report_no_calls.json", "report_call_without_duration.json"])
+                                 "report_csv_count_too_large.csv", "report_csv_dim_too_large.csv", "report_truncated.json", "report_no_calls.json", "report_call_without_duration.json"])
 def test_streamed_bad_report_is_a_clear_error_at_the_same_line(monkeypatch, bad):
     def error(threshold):
         monkeypatch.setattr(base, "STREAM_BYTES", threshold)
@@ -93,6 +93,17 @@ def test_streamed_bad_report_is_a_clear_error_at_the_same_line(monkeypatch, bad)
     if bad.endswith(".csv"):  # JSON calls have no lines: both name the call or the list instead
         assert streamed.line == rows.line
         assert str(streamed) == str(rows)
+
+
+def test_streamed_unstorable_report_is_the_same_error(tmp_path, monkeypatch):
+    """A value no column holds, found only when stored (a logical shape), in both readers."""
+    errors = []
+    for threshold in (1 << 40, 1):
+        monkeypatch.setattr(base, "STREAM_BYTES", threshold)
+        with pytest.raises(ParseError) as caught:
+            Hotdb(tmp_path / f"{threshold}.duckdb").ingest([BAD / "report_csv_logical_too_large.csv"], model="m")
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and ":2 [out_shape_logical]" in errors[0]
 
 
 # the fixture's calls, to draw reports from

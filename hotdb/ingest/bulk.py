@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import duckdb
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import INT32_MAX, SIGNATURE_COLUMNS, NodeRow
+from hotdb.ingest.rows import INT32_MAX, NodeRow
 from hotdb.settings import connect
 
 
@@ -46,14 +46,10 @@ class NodeTable:
         return [row[0] for row in self.con.execute(
             f"SELECT DISTINCT device FROM {self.calls} WHERE device IS NOT NULL ORDER BY 1").fetchall()]
 
-    def signature_rows(self) -> list[tuple]:
-        """(signature_id, *SIGNATURE_COLUMNS) per signature: ids 0, 1, ... by first call."""
-        return [(number, *(getattr(row, c) for c in SIGNATURE_COLUMNS))
-                for number, row in enumerate(self.signatures.values())]
-
     def signature_ids(self) -> dict[str, list]:
-        """The reader's signature hash -> signature_id, with the per-call columns a call
-        takes from its signature's example (a report prints no share or start time)."""
+        """The reader's signature hash -> signature_id (0, 1, ... by first call), with the
+        per-call columns a call takes from its signature's example (a report prints no
+        share or start time)."""
         rows = list(self.signatures.values())
         return {"signature": list(self.signatures), "signature_id": list(range(len(rows))),
                 "reported_share_pct": [r.reported_share_pct for r in rows], "start_us": [r.start_us for r in rows]}

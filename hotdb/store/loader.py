@@ -53,18 +53,25 @@ class LoadResult:
 
 
 def _append(store: Store, source: Source, table: str, prefix: dict, rows: list, row_class) -> None:
-    """Rows of one class into `table`, as one Arrow table typed as the table's columns
-    (3x faster than the DuckDB appender for rows of nested shape lists)."""
-    if not rows:
-        return
+    """Rows of one class into `table` (3x faster as one Arrow table than through the DuckDB
+    appender, for rows of nested shape lists)."""
+    if rows:
+        _insert_arrow(store, table, prefix, _typed_arrow(store, source, table, column_names(row_class), rows))
+
+
+def _typed_arrow(store: Store, source: Source, table: str, names: list[str], rows: list):
+    """The rows' attributes `names` as an Arrow table typed as the table's columns; a value
+    a column cannot hold is the source's error."""
     import pyarrow as pa
 
-    names = column_names(row_class)
     schema = store.con.sql(f"SELECT {', '.join(names)} FROM {table} LIMIT 0").to_arrow_table().schema
     try:
-        frame = pa.table({name: [getattr(row, name) for row in rows] for name in names}, schema=schema)
+        return pa.table({name: [getattr(row, name) for row in rows] for name in names}, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         raise _unstorable(source, rows, schema) from None
+
+
+def _insert_arrow(store: Store, table: str, prefix: dict, frame) -> None:
     store.con.register("_rows", frame)
     try:
         store.con.execute(f"INSERT INTO {table} BY NAME SELECT {''.join(f'? AS {k}, ' for k in prefix)}* FROM _rows",
@@ -104,15 +111,16 @@ def _unstorable(source: Source, rows: list, schema) -> Exception:
 CALL_CHUNK_ROWS = 1 << 20  # calls held as Arrow at a time: about 40 MB
 
 
-def _insert_node_table(store: Store, run_id: int, table: NodeTable) -> None:
+def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTable) -> None:
     """A large profile's nodes: a node_signatures row per signature, and its calls from the
     reader's DuckDB in Arrow chunks of a million (a chunk, not a stream of small batches,
     so that DuckDB inserts it on every core), each given its signature's id."""
     import pyarrow as pa
 
-    appender = store.con.appender("node_signatures", columns=["run_id", "signature_id", *SIGNATURE_COLUMNS])
-    appender.append_rows([(run_id, *row) for row in table.signature_rows()])
-    appender.flush()
+    signatures = list(table.signatures.values())  # ids 0, 1, ... in this order (NodeTable.signature_ids)
+    frame = _typed_arrow(store, source, "node_signatures", list(SIGNATURE_COLUMNS), signatures)
+    frame = frame.append_column("signature_id", pa.array(range(len(signatures)), type=pa.int32()))
+    _insert_arrow(store, "node_signatures", {"run_id": run_id}, frame)
     ids = table.signature_ids()
     store.con.register("_signature_ids", pa.table({**ids, "signature": pa.array(ids["signature"], type=pa.uint64())}))
     try:
@@ -266,7 +274,7 @@ def _store_rows(store: Store, source: Source, source_id: int, parsed: Parsed, la
             _insert_node_rows(store, source, run_id, parsed.nodes)
         _append(store, source, "node_samples", {"run_id": run_id}, parsed.samples, SampleRow)
         if parsed.node_table is not None:
-            _insert_node_table(store, run_id, parsed.node_table)
+            _insert_node_table(store, source, run_id, parsed.node_table)
     _append(store, source, "graph_nodes", {"source_id": source_id}, parsed.graph_nodes, GraphNodeRow)
     _append(store, source, "ir_calls", {"source_id": source_id}, parsed.ir_calls, IrCallRow)
     _append(store, source, "tasks", {"source_id": source_id}, parsed.tasks, TaskRow)

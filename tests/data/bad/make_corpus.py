@@ -89,6 +89,11 @@ case("report_csv_count_too_large.csv", lines(report_csv[:1] + [report_csv[1].rep
      "[Count]: expected a count below 2^31")
 case("report_csv_dim_too_large.csv", lines(report_csv[:1] + [report_csv[1].replace("float32[1, 3, 224, 224]", "float32[3000000000, 3, 224, 224]")]),
      "[Argument Shapes]: expected dimensions below 2^31")
+case("report_csv_logical_too_large.csv",  # every dimension fits; unpacked NCHW8c, C does not
+     lines(report_csv[:1] + ['"float32[1, 536870912, 7, 7, 8], float32[64, 536870912, 3, 3, 8, 8], float32[1, 536870912, 7, 7, 8]",'
+                             '1,"cpu0",310.5,"8ef215afc36b55ed","tvmgen_default_fused_nn_contrib_conv2d_NCHWc","1.2","NCHW8c",'
+                             '"","OIHW8i8o","","NCHW8c",""']),
+     "[out_shape_logical]: expected integers below 2^31, found [1, 4294967296, 7, 7]")
 case("report_table_no_rows.txt", lines(report_txt[:1]), "the report has no calls")
 # graph-json
 broken_graph = dict(graph, node_row_ptr=[0, 1])
