@@ -151,3 +151,18 @@ def test_nodes_of_schema_4_are_split_into_calls_and_signatures_unchanged(cli, db
     assert con.execute("SELECT node_index, signature_id FROM node_calls ORDER BY node_index").fetchall() == \
         [(0, 0), (1, 1), (2, 0), (3, 2)]
     con.close()
+
+
+def test_node_columns_are_split_exactly_once():
+    """Every NodeRow field is stored either per call or per signature, never both or neither."""
+    from hotdb.ingest.rows import CALL_COLUMNS, SIGNATURE_COLUMNS, NodeRow, column_names
+    from hotdb.store.connection import Store
+
+    assert not set(CALL_COLUMNS) & set(SIGNATURE_COLUMNS)
+    assert sorted(CALL_COLUMNS + SIGNATURE_COLUMNS) == sorted(column_names(NodeRow))
+    with Store(":memory:") as store:
+        def columns(table):
+            return [r[0] for r in store.con.execute(f"DESCRIBE {table}").fetchall()]
+        assert sorted(columns("node_calls")) == sorted(["run_id", "signature_id", *CALL_COLUMNS])
+        assert sorted(columns("node_signatures")) == sorted(["run_id", "signature_id", *SIGNATURE_COLUMNS])
+        assert sorted(columns("nodes")) == sorted(["run_id", *column_names(NodeRow)])
