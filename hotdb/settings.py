@@ -7,16 +7,12 @@ import os
 import duckdb
 
 
-def duckdb_config() -> dict[str, str]:
-    """HOTDB_MEMORY_LIMIT (e.g. 500MB) caps DuckDB's buffer pool, and with it the memory of
-    an ingest of any size: what does not fit spills to disk. DuckDB's default is 80 % of RAM."""
-    limit = os.environ.get("HOTDB_MEMORY_LIMIT")
-    return {"memory_limit": limit} if limit else {}
-
-
 def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection with hotdb's settings."""
-    con = duckdb.connect(database, read_only=read_only, config=duckdb_config())
+    """A DuckDB connection with hotdb's settings. HOTDB_MEMORY_LIMIT (e.g. 500MB) caps
+    DuckDB's buffer pool, and with it the memory of an ingest of any size: what does not
+    fit spills to disk (DuckDB's default is 80 % of RAM)."""
+    limit = os.environ.get("HOTDB_MEMORY_LIMIT")
+    con = duckdb.connect(database, read_only=read_only, config={"memory_limit": limit} if limit else {})
     # DuckDB draws a progress bar for queries over 2 s on stdout, into `-f json|csv` output
     con.execute("SET enable_progress_bar = false")
     return con

@@ -37,7 +37,7 @@ import duckdb
 
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.store.connection import LOCK_TIMEOUT_S, Store
-from hotdb.store.loader import LoadResult, load, split_staged_nodes
+from hotdb.store.loader import LoadResult, insert_nodes, load
 from hotdb.store.resources import sql_dir
 
 # every table an ingest writes, and the column that ties a row to its ingest
@@ -66,12 +66,10 @@ def table_sql(table: str, files: list[str]) -> str:
 def _insert(con: duckdb.DuckDBPyConnection, table: str, sql: str) -> None:
     """Add rows to a table; `nodes` rows are split into signatures and calls as an ingest's are.
     (The lake stores `nodes` as one file per folder: Parquet dictionary-encodes what repeats.)"""
-    if table != "nodes":
+    if table == "nodes":
+        insert_nodes(con, sql)
+    else:
         con.execute(f"INSERT INTO {table} BY NAME {sql}")
-        return
-    con.execute("CREATE TEMP TABLE staged_nodes AS FROM nodes LIMIT 0")
-    con.execute(f"INSERT INTO staged_nodes BY NAME {sql}")
-    split_staged_nodes(con)
 
 
 def _quote(value: str) -> str:

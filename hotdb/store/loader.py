@@ -141,15 +141,19 @@ def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTab
 
 
 def _insert_node_rows(store: Store, source: Source, run_id: int, rows: list[NodeRow]) -> None:
-    """Parsed nodes, staged as `nodes` rows and split by SQL into signatures and calls."""
-    store.con.execute("CREATE TEMP TABLE staged_nodes AS FROM nodes LIMIT 0")
-    _append(store, source, "staged_nodes", {"run_id": run_id}, rows, NodeRow)
-    split_staged_nodes(store.con)
+    """Parsed nodes: typed as `nodes` rows, then split by SQL into signatures and calls."""
+    store.con.register("_rows", _typed_arrow(store, source, "nodes", column_names(NodeRow), rows))
+    try:
+        insert_nodes(store.con, "SELECT ? AS run_id, * FROM _rows", [run_id])
+    finally:
+        store.con.unregister("_rows")
 
 
-def split_staged_nodes(con) -> None:
-    """Store the temp table staged_nodes (the columns of `nodes`, any runs) as
-    node_signatures and node_calls, and drop it (queries/load/split_nodes.sql)."""
+def insert_nodes(con, select_sql: str, params: list | None = None) -> None:
+    """Rows with the columns of `nodes` (any runs; a query) stored as node_signatures and
+    node_calls: staged in a temp table that queries/load/split_nodes.sql splits and drops."""
+    con.execute("CREATE TEMP TABLE staged_nodes AS FROM nodes LIMIT 0")
+    con.execute(f"INSERT INTO staged_nodes BY NAME {select_sql}", params or [])
     for statement in sql_statements(sql_dir("queries") / "load" / "split_nodes.sql"):
         con.execute(statement)
 
