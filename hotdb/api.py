@@ -56,58 +56,6 @@ class Result:
         return out
 
 
-def _parse_files(paths: list[str | Path], format_name: str | None):
-    from hotdb.ingest import detect, get
-    from hotdb.ingest.base import Source
-
-    items = []
-    for path in _expand(paths):
-        source = Source.read(path)
-        ingestor = get(format_name) if format_name else detect(source)
-        try:
-            parsed = ingestor.parse(source)
-        except HotdbError:
-            raise
-        except Exception as exc:  # a parser bug must not cost the user a traceback (--debug shows it)
-            raise ParseError(source.path, None, f"could not be read as {ingestor.name}: {type(exc).__name__}: {exc} "
-                                                f"(if the file is valid, this is a hotdb bug)") from exc
-        items.append((source, ingestor.name, parsed))
-    formats = [fmt for _, fmt, parsed in items if parsed.role == "profile"]
-    if sorted(formats) == ["debug-dump", "debug-table"]:
-        # One run printed and dumped: the table's times are the run, the dump lends its shapes.
-        for _, fmt, parsed in items:
-            if fmt == "debug-dump":
-                parsed.role, parsed.nodes, parsed.samples, parsed.run = "graph", [], [], None
-    return items
-
-
-def _expand(paths: list[str | Path]) -> list[Path]:
-    """Files to read: a folder stands for the files in it, except that a debug executor
-    dump folder (`_tvmdbg_device_*`) and a MetaSchedule database folder found in it are
-    inputs of their own."""
-    from hotdb.ingest.base import FOLDER_FILES
-
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if not p.is_dir():
-            files.append(p)
-            continue
-        dumps = sorted({f.parent for group in FOLDER_FILES for f in p.rglob(group[0])})
-        files.extend(dumps)
-        files.extend(sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")
-                            and not any(d in f.parents for d in dumps)))
-    if not files:
-        raise UsageError("no files to ingest")
-    return files
-
-
-def default_model_name(paths: list[str | Path]) -> str:
-    """The model a set of files describes when --model is not given: the first file's
-    name up to its first dot (`vgg16.debug_table.txt` -> `vgg16`)."""
-    first = _expand(paths)[0]
-    return first.name.split(".", 1)[0] or first.name
-
-
 class Hotdb:
     """hotdb over one DuckDB file (`db`), or over a lake of Parquet files (`lake`, see
     hotdb/store/lake.py): every method works the same on both."""
@@ -163,12 +111,14 @@ class Hotdb:
         return Lake(lake).compact()
 
     # -- writing --------------------------------------------------------------------------
-    def ingest(self, paths: list[str | Path], *, model: str | None = None, run: str | None = None,
+    def ingest(self, paths: list[str | Path], *, model: str | None = None, run: str | list[str] | None = None,
                format: str | None = None, tags: dict[str, str] | None = None) -> LoadResult:
         """Parse every file first (nothing is written if one fails), then store them all
         in one transaction as one build of `model`."""
-        items = _parse_files(paths, format)
-        model = model or default_model_name(paths)
+        from hotdb.ingest import files
+
+        items = [(item.source, item.format, item.parsed) for item in files.read(paths, format)]
+        model = model or files.default_model_name(paths)
         return self._load(model, items, run_label=run, tags=tags)
 
     def profile(self, model: str, *, target: str | None = None, repeat: int = 5, warmup: int = 1,

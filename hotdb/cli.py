@@ -74,14 +74,14 @@ def _tags(values: list[str]) -> dict[str, str]:
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files (or folders) of one build: at most one profile, plus IR and task files.")],
     model: Annotated[Optional[str], typer.Option("--model", help="Model name (default: the first file's name up to its first dot).")] = None,
-    run: Annotated[Optional[str], typer.Option("--run", help="Label of the run the profile becomes (default MODEL-N).")] = None,
+    run: Annotated[list[str], typer.Option("--run", help="Label of the run a profile becomes (default MODEL-N); once per profile, in order, when there are several.")] = [],
     format: Annotated[Optional[str], typer.Option("--format", help="Read every file as this format instead of detecting it (see `hotdb formats`).")] = None,
     tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
 ) -> None:
     """Store profiles, IR and tuning tasks of one build of one model (atomically)."""
     from hotdb import render
 
-    result = _api().ingest(paths, model=model, run=run, format=format, tags=_tags(tag))
+    result = _api().ingest(paths, model=model, run=run or None, format=format, tags=_tags(tag))
     render.ingest_summary(result)
 
 

@@ -100,7 +100,7 @@ def ingest_summary(result: LoadResult) -> None:
         else:
             _out.print(f"[green]ingested[/green] {escape(f.path)} as {f.format} ({f.role}): {f.rows:,} rows")
         for warning in f.warnings:
-            _err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
+            warn(warning)
     if result.nothing_new:
         _out.print(f"nothing new: every file was already in the database for model {result.model}")
     elif result.run_label:
@@ -122,6 +122,22 @@ def progress():
                 bars[stage] = bar.add_task(stage, total=total)
             bar.update(bars[stage], completed=done, total=total)
         yield update
+
+
+def plain(text: str) -> str:
+    """Text as text: control characters (escape sequences, carriage returns) shown as
+    \\xNN, never acted on by the terminal."""
+    return text.translate(_CONTROLS)
+
+
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))}
+
+
+def warn(message: str) -> None:
+    """A warning on standard error, as plain text: Rich would turn `file.txt:100:` into an
+    emoji and wrap a long path; a warning is read, searched and copied as it is."""
+    sys.stderr.write(f"warning: {plain(message)}\n")
+    sys.stderr.flush()
 
 
 def note(message: str) -> None:

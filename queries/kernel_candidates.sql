@@ -17,11 +17,14 @@ WITH pairs AS (
     SELECT k.run_id, k.func_name, c.workload_key, c.ir_calls, c.first_ir_index, c.flops,
            (k.args_flat IS NOT NULL AND c.args_flat = k.args_flat)
            OR (k.data_shape_logical IS NOT NULL AND c.data_shape = k.data_shape_logical
-               AND c.weight_shape = k.weight_shape_logical AND c.out_shape_logical = k.out_shape_logical) AS by_inputs,
-           (c.op_family IN (SELECT workload_family FROM family_compat AS f WHERE f.kernel_family = k.kernel_family)
-            AND c.out_shape_logical = k.out_shape_logical) AS by_output
+               AND c.weight_shape = k.weight_shape_logical
+               -- a kernel known by its inputs only (a log line with a graph JSON's shapes)
+               AND coalesce(c.out_shape_logical = k.out_shape_logical, family_fits)) AS by_inputs,
+           family_fits AND c.out_shape_logical = k.out_shape_logical AS by_output
     FROM run_kernels AS k
-    JOIN run_candidates AS c ON c.run_id = k.run_id
+    JOIN run_candidates AS c ON c.run_id = k.run_id,
+    LATERAL (SELECT c.op_family IN (SELECT workload_family FROM family_compat AS f
+                                    WHERE f.kernel_family = k.kernel_family) AS family_fits)
     WHERE k.is_kernel
 )
 SELECT run_id, func_name, workload_key, by_inputs, ir_calls, first_ir_index, flops

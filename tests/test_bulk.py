@@ -83,9 +83,9 @@ def test_streamed_report_source_is_not_held_in_memory(tmp_path, monkeypatch):
 def test_streamed_bad_report_is_a_clear_error_at_the_same_line(monkeypatch, bad):
     def error(threshold):
         monkeypatch.setattr(base, "STREAM_BYTES", threshold)
-        from hotdb.api import _parse_files
+        from hotdb.ingest.files import read
         with pytest.raises(ParseError) as caught:
-            _parse_files([BAD / bad], None)
+            read([BAD / bad], None)
         return caught.value
 
     rows, streamed = error(1 << 40), error(1)

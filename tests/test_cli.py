@@ -80,8 +80,9 @@ def test_usage_errors_exit_1_without_traceback(cli, vgg16, tmp_path):
     unknown.write_text("hello\n")
     result = cli("ingest", unknown)
     assert result.code == 1 and "format not recognised" in result.err and "Traceback" not in result.err
-    two = cli("ingest", vgg16["table"], Path(__file__).parent / "data/debug-table/vgg16_tvm09/vgg16.debug_table.txt")
-    assert two.code == 1 and "one ingest describes one run" in two.err
+    two = cli("ingest", vgg16["table"], Path(__file__).parent / "data/debug-table/vgg16_tvm09/vgg16.debug_table.txt",
+              "--run", "only-one")
+    assert two.code == 1 and "1 run labels for 2 profiles" in two.err
 
 
 def test_unknown_options_are_usage_errors_not_tracebacks(tmp_path):

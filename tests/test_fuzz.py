@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import DATA
 from hotdb.errors import ParseError
 from hotdb.examples import example_files
-from hotdb.ingest import REGISTRY, detect
-from hotdb.ingest.base import Source
+from hotdb.ingest import REGISTRY, files
 from hotdb.store.connection import Store
 from hotdb.store.loader import load
 
@@ -32,6 +31,13 @@ SEEDS = {
     "graph-json": DATA / "graph-json/vgg16.graph.json",
     "relax": DATA / "relax/small_convnet.fused.relax.py",
     "listing": DATA / "autotvm-tasks/listing.txt",
+    "thread-paste": DATA / "thread/thread.txt",
+    "thread-kernels": DATA / "thread/vgg16.kernels.txt",
+    "relay-untyped": DATA / "relay/untyped_small.relay.txt",
+    "debug-log": DATA / "debug-log/vgg16.runtime07.log",
+    "debug-log-08": DATA / "debug-log/vgg16.executor08.log",
+    "vm-stat": DATA / "vm-stat/vgg16.shapes.vm_stat.txt",
+    "ansor-tasks": DATA / "ansor-tasks/small_nhwc.txt",
 }
 
 
@@ -67,12 +73,11 @@ MODELS = (f"fuzz-{n}" for n in itertools.count())
 
 
 def only_parse_errors(store, path, data: bytes, fmt=None) -> None:
+    """Read as `hotdb ingest` does (detection, pasted texts cut into their artifacts), then store."""
     path.write_bytes(data)
     try:
-        source = Source.read(path)
-        ingestor = next(i for i in REGISTRY if i.name == fmt) if fmt else detect(source)
-        parsed = ingestor.parse(source)
-        load(store, next(MODELS), [(source, ingestor.name, parsed)])
+        items = files.read([path], fmt)
+        load(store, next(MODELS), [(item.source, item.format, item.parsed) for item in items])
     except ParseError:
         pass
 

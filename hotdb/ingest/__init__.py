@@ -8,24 +8,30 @@ from __future__ import annotations
 
 from hotdb.errors import ParseError, UsageError
 from hotdb.ingest.ansor import AnsorLog
+from hotdb.ingest.ansor_tasks import AnsorTasks
 from hotdb.ingest.autotvm import AutotvmTasks
 from hotdb.ingest.base import Ingestor, Source
 from hotdb.ingest.debug_dump import DebugDump
+from hotdb.ingest.debug_log import DebugLog
 from hotdb.ingest.debug_table import DebugTable
 from hotdb.ingest.graph_json import GraphJson
 from hotdb.ingest.ms_database import MsDatabase
 from hotdb.ingest.profile_report import ProfileReport
 from hotdb.ingest.relax import RelaxScript
 from hotdb.ingest.relay import RelayText
+from hotdb.ingest.vm_stat import VmStat
 
 REGISTRY: list[Ingestor] = [
     DebugDump(),
     MsDatabase(),
     DebugTable(),
     ProfileReport(),
+    VmStat(),
+    DebugLog(),
     GraphJson(),
     AutotvmTasks(),
     AnsorLog(),
+    AnsorTasks(),
     RelayText(),
     RelaxScript(),
 ]

@@ -23,6 +23,7 @@ import re
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import Parsed, TaskRow, measured_record
+from hotdb.ingest.text import line_runs
 from hotdb.workload import WorkloadError, conv_workload, dense_workload
 
 _HASH = re.compile(r"^[0-9a-f]{32}$")
@@ -40,6 +41,9 @@ class AnsorLog:
             if line and not line.startswith("#"):
                 return line.startswith('{"i": [["[') or (line.startswith("{") and '"v": "v0.' in line and '"i"' in line)
         return False
+
+    def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
+        return line_runs(lines, lambda line: line.lstrip().startswith('{"i": [["') and '"r"' in line)
 
     def parse(self, source: Source) -> Parsed:
         parsed = Parsed(role="tasks")

@@ -9,8 +9,17 @@ v0.1 records (TVM <= 0.6: `topi_x86_conv2d_NCHWc`, `topi_nn_conv2d`) keep their 
 and args as logged; their workload comes from the record's workload tuple, whose tensors
 are flattened `[dims..., dtype]` and whose padding has two values.
 
-Lenient listings (a task name such as `conv2d_NCHWc.x86` followed by its args, as
-people print them from their own scripts) are read too.
+Lenient listings, as people print tasks from their own scripts and logs, are read too:
+
+    Extracted 10 conv2d tasks:                        (a heading; the reprs follow)
+    [Kernel 0/11] dense_nopack.x86 - Search space size: 208
+         Output previous layer :  ('TENSOR', (1, 4096), 'float32')
+         Input current layer   :  ('TENSOR', (1000, 4096), 'float32')
+    Config for target=llvm ..., workload=('dense_nopack.x86', ('TENSOR', ...), ...) is missing ...
+    [Task  1/12]  Current/Best: ...                   (progress: no task identity, counted)
+
+A task printed with its tensors only keeps its logical data and weight shapes; its
+workload (strides, padding) then comes from the model's IR call with those operands.
 
 A log yields one task per distinct (task name, args) and keeps every line as a tuning
 record of its task. A file whose first entry is JSON is a log and every other line must
@@ -26,7 +35,10 @@ import re
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import Parsed, TaskRow, measured_record
+from hotdb.ingest.text import line_ranges, line_runs
+from hotdb.ingest.warnings import Warnings
 from hotdb.workload import WorkloadError, from_autotvm_task, task_template
+from hotdb.workload.keys import autotvm_operands
 
 _REPR = re.compile(r"Task\(func_name=([\w.]+),\s*args=")
 # Lenient listings: an AutoTVM task name followed by its args as printed by a user's
@@ -34,6 +46,12 @@ _REPR = re.compile(r"Task\(func_name=([\w.]+),\s*args=")
 _TARGETS = r"(?:x86|cuda|arm_cpu|mali|gpu|intel_graphics|image2d|bifrost|hls|vta|rocm|opencl|micro_dev)"
 _LISTED = re.compile(r"\b([a-z][A-Za-z0-9_]*\." + _TARGETS + r")\b\W*?(?=\(+'TENSOR')")
 _TENSOR = re.compile(r"\('TENSOR',\s*\(([\d,\s]*)\),\s*'(\w+)'\)")
+# `[Kernel 0/11] dense_nopack.x86 - Search space size: 208` (a user's own loop)
+_KERNEL_HEADER = re.compile(r"^\s*\[(?:Kernel|Task)\s*\d+\s*/\s*\d+\]\s+([a-z][\w]*\.[\w]+)\b(?!\s*Current)")
+_PROGRESS = re.compile(r"^\s*\[Task\s*\d+\s*/\s*\d+\]\s+Current/Best")
+_WORKLOAD = re.compile(r"workload=\(")
+_HEADING = re.compile(r"^\s*(Extracted \d+ .*tasks?:?|Extract tasks\.*|Tuning\.*|Begin tuning\.*)\s*$", re.I)
+_TUPLES_ONLY = re.compile(r"^\s*\(\s*\d+(\s*,\s*\d+){3,}\s*\)\s*$")
 
 
 class AutotvmTasks:
@@ -44,8 +62,10 @@ class AutotvmTasks:
 
     def sniff(self, source: Source) -> bool:
         head = source.head
-        if _REPR.search(head) or _LISTED.search(head):
+        if _REPR.search(head) or _LISTED.search(head) or re.search(_KERNEL_HEADER.pattern, head, re.M):
             return True
+        if re.search(r"^\s*Extracted \d+ .*tasks?:?\s*$", head, re.M | re.I):
+            return True  # a task listing, maybe of a form hotdb refuses with a reason
         for line in head.splitlines()[:50]:
             line = line.strip()
             if line and not line.startswith("#"):
@@ -53,12 +73,39 @@ class AutotvmTasks:
                                                  or ('"i"' in line and '"v": 0.1' in line))
         return False
 
+    def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
+        """Runs of task lines (reprs, printouts and the lines around them that a tuning
+        script prints), and runs of AutoTVM JSON log records."""
+        def task_line(line: str) -> bool:
+            return bool(_REPR.search(line) or _KERNEL_HEADER.match(line) or _PROGRESS.match(line)
+                        or _HEADING.match(line) or _LISTED.search(line)
+                        or (line[:1].isspace() and _TENSOR.search(line) and "TENSOR" in line.split(":")[-1]))
+
+        def log_line(line: str) -> bool:
+            text = line.strip()
+            return text.startswith("{") and (('"input"' in text and '"result"' in text)
+                                             or ('"i"' in text and '"v": 0.1' in text))
+        def names_a_task(line: str) -> bool:
+            return bool(_REPR.search(line) or _KERNEL_HEADER.match(line) or _LISTED.search(line) or _WORKLOAD.search(line))
+        runs = [(a, b) for a, b in line_runs(lines, task_line) if any(names_a_task(line) for line in lines[a:b])]
+        return sorted(runs + line_runs(lines, log_line))
+
     def parse(self, source: Source) -> Parsed:
         parsed = Parsed(role="tasks")
+        warnings = Warnings(source.name)
         tasks: dict[tuple[str, str], int] = {}
         log_mode = None
-        for line_no, raw in enumerate(source.lines, start=1):
+        lines = source.lines
+        pending: tuple[int, str, list] | None = None  # a `[Kernel i/N] name` header and its tensor lines
+        tuples_only, progress, other = [], [], []
+        for line_no, raw in enumerate(lines, start=1):
             line = raw.strip()
+            if pending is not None and (m := _TENSOR.search(line)) and not _KERNEL_HEADER.match(line):
+                pending[2].append(["TENSOR", [int(d) for d in re.findall(r"\d+", m.group(1))], m.group(2)])
+                continue
+            if pending is not None:
+                self._printed(source, parsed, tasks, warnings, *pending)
+                pending = None
             if not line or line.startswith("#"):
                 continue
             if log_mode is None:
@@ -67,16 +114,40 @@ class AutotvmTasks:
                 self._record(source, parsed, tasks, line_no, raw, line)
             elif m := _REPR.search(line):
                 self._repr(source, parsed, tasks, line_no, line, m)
+            elif (m := _KERNEL_HEADER.match(line)) and "'TENSOR'" not in line:
+                pending = (line_no, m.group(1), [])
+            elif _PROGRESS.match(line):
+                progress.append(line_no)
+            elif (m := _WORKLOAD.search(line)) and self._workload_tuple(source, parsed, tasks, line_no, line, m):
+                pass
             elif m := _LISTED.search(line):
-                self._listed(source, parsed, tasks, line_no, line, m)
+                self._listed(source, parsed, tasks, warnings, line_no, line, m)
+            elif _HEADING.match(line):
+                continue
+            elif _TUPLES_ONLY.match(line):
+                tuples_only.append(line_no)
             else:
-                parsed.warnings.append(f"{source.name}:{line_no}: not a Task(...) repr, skipped: {line[:60]!r}")
+                other.append(line_no)
+        if pending is not None:
+            self._printed(source, parsed, tasks, warnings, *pending)
         if not parsed.tasks:
-            raise source.error(None, "no AutoTVM tasks found: expected Task(func_name=..., args=...) lines or v0.2 JSON log records")
+            if tuples_only:
+                raise source.error(tuples_only[0], "these lines are tuples of numbers, not tasks: they carry no task name, "
+                                   "data type or layout. Print the tasks themselves (print(task) gives Task(func_name=..., "
+                                   "args=...)), or ingest the tuning log")
+            raise source.error(None, "no AutoTVM tasks found: expected Task(func_name=..., args=...) lines, "
+                                     "'[Kernel i/N] name' printouts or v0.2 JSON log records")
+        if progress:
+            warnings.add("progress", None, f"{len(progress)} tuning progress lines ('[Task i/N] Current/Best') name no task "
+                         f"and were skipped (lines {line_ranges(progress)})")
+        if other or tuples_only:
+            skipped = sorted(other + tuples_only)
+            warnings.add("other", None, f"{len(skipped)} lines are not tasks and were skipped (lines {line_ranges(skipped)})")
+        parsed.warnings = warnings.lines() + parsed.warnings
         return parsed
 
     def _task(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, name: str, args: list,
-              kwargs, target: str | None, canonical_args: list | None = None) -> int:
+              kwargs, target: str | None, canonical_args: list | None = None, tensors_only: bool = False) -> int:
         args_json = json.dumps(args, separators=(", ", ": "))
         key = (name, args_json)
         if key in tasks:
@@ -90,12 +161,18 @@ class AutotvmTasks:
             try:
                 workload = from_autotvm_task(name, canonical_args if canonical_args is not None else args)
             except (WorkloadError, TypeError, ValueError, IndexError) as exc:
-                parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of task {name}: {exc}")
+                if not tensors_only:
+                    parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of task {name}: {exc}")
                 workload = None
             if workload is not None:
                 row.op_family = workload.family
                 row.workload_key = parsed.add_workload(workload)
                 row.out_shape_logical = list(workload.out)
+                row.data_shape_logical, row.weight_shape_logical = list(workload.data), list(workload.weight)
+            else:
+                operands = autotvm_operands(name, canonical_args if canonical_args is not None else args)
+                if operands is not None:
+                    row.data_shape_logical, row.weight_shape_logical = list(operands[0]), list(operands[1])
         tasks[key] = row.task_index
         parsed.tasks.append(row)
         return row.task_index
@@ -116,7 +193,29 @@ class AutotvmTasks:
             raise source.error(line_no, f"task {name}: expected args to be a tuple, found {args_text[:40]!r}", field="args")
         self._task(source, parsed, tasks, line_no, name, args, kwargs, None)
 
-    def _listed(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, line: str, m: re.Match) -> None:
+    def _printed(self, source: Source, parsed: Parsed, tasks: dict, warnings: Warnings, line_no: int, name: str,
+                 tensors: list) -> None:
+        """A `[Kernel i/N] name` header and the tensors printed under it."""
+        if len(tensors) < 2:
+            warnings.add("printed", line_no, f"task {name} is printed without its two tensors; skipped")
+            return
+        self._task(source, parsed, tasks, line_no, name, tensors, None, None, tensors_only=True)
+
+    def _workload_tuple(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, line: str, m: re.Match) -> bool:
+        """`workload=('dense_nopack.x86', ('TENSOR', ...), ...)`: the whole task, as TVM prints it in
+        'Config for target=..., workload=(...) is missing' and in Task reprs."""
+        try:
+            text, _ = _balanced(line, m.end() - 1)
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return False
+        if not (isinstance(value, tuple) and value and isinstance(value[0], str) and "." in value[0]):
+            return False
+        self._task(source, parsed, tasks, line_no, value[0], _lists(value[1:]), None, None)
+        return True
+
+    def _listed(self, source: Source, parsed: Parsed, tasks: dict, warnings: Warnings, line_no: int, line: str,
+                m: re.Match) -> None:
         """A task name and its args as a user printed them. With the whole args tuple the
         workload is exact; with the tensors only, the task is kept without a workload."""
         name, rest = m.group(1), line[m.end():].strip()
@@ -128,12 +227,11 @@ class AutotvmTasks:
                 args = _lists(value)
         except (ValueError, SyntaxError):
             pass
-        if args is None:
+        tensors_only = args is None
+        if tensors_only:
             args = [["TENSOR", [int(d) for d in re.findall(r"\d+", dims)], dtype]
                     for dims, dtype in _TENSOR.findall(rest)]
-            parsed.warnings.append(f"{source.name}:{line_no}: task {name} lists tensors only; "
-                                   "without strides and padding its workload stays unknown")
-        self._task(source, parsed, tasks, line_no, name, args, None, None)
+        self._task(source, parsed, tasks, line_no, name, args, None, None, tensors_only=tensors_only)
 
     def _record(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, raw: str, line: str) -> None:
         try:

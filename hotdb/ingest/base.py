@@ -39,6 +39,10 @@ class Source:
     data: bytes  # all of it; for a streamed file, only its first SNIFF_BYTES
     members: tuple[tuple[str, bytes], ...] = ()
     streamed_size: int | None = None  # set when the file is too large to hold: readers stream it
+    # A block of a pasted text (hotdb/ingest/paste.py): its lines keep the file's numbers
+    # (data is padded with the newlines before it), its hash is of its own text.
+    digest: str | None = None
+    part: str | None = None  # "lines 12-40"
 
     def member(self, name: str) -> "Source":
         for member_name, data in self.members:
@@ -80,11 +84,18 @@ class Source:
         return str(self.path)
 
     @property
+    def label(self) -> str:
+        """How the source is listed: the path, and for a block of a pasted text its lines."""
+        return str(self.path) + (f" ({self.part})" if self.part else "")
+
+    @property
     def size(self) -> int:
         return self.streamed_size if self.streamed_size is not None else len(self.data)
 
     @cached_property
     def sha256(self) -> str:
+        if self.digest is not None:
+            return self.digest
         if self.streamed_size is None:
             return hashlib.sha256(self.data).hexdigest()
         hashing = self.__dict__.get("_hashing")
@@ -163,7 +174,10 @@ def _read(path: Path) -> bytes:
 
 
 class Ingestor(Protocol):
-    """One format. Modules in hotdb/ingest/ each define one and register it in __init__."""
+    """One format. Modules in hotdb/ingest/ each define one and register it in __init__.
+
+    Text formats may also say where blocks of their format lie in a pasted text:
+    `blocks(lines) -> [(first, one past last), ...]` (0-based line indexes; paste.py)."""
 
     name: str  #: what `--format` takes, e.g. "debug-table"
     role: str  #: "profile", "ir" or "tasks"

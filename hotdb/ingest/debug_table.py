@@ -37,6 +37,26 @@ class DebugTable:
     def sniff(self, source: Source) -> bool:
         return any(_HEADER.match(line) for line in source.head.splitlines()[:200])
 
+    def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
+        """Each table: its header to its Total_time row, or to the first line that is not a row."""
+        out = []
+        for i, line in enumerate(lines):
+            if not _HEADER.match(line):
+                continue
+            columns = len(_SPLIT.split(line.strip()))
+            end = i + 1
+            while end < len(lines):
+                text = lines[end].strip()
+                if text.startswith("Total_time"):
+                    end += 1
+                    break
+                if not text or _HEADER.match(lines[end]) or (len(_SPLIT.split(text)) != columns and
+                                                             not set(text) <= {"-", " ", "\t"}):
+                    break
+                end += 1
+            out.append((i, end))
+        return out
+
     def parse(self, source: Source) -> Parsed:
         lines = source.lines
         header_at = next((i for i, line in enumerate(lines) if _HEADER.match(line)), None)
@@ -148,7 +168,8 @@ def _clock_us(source: Source, line_no: int, text: str) -> float:
 
 
 def _check_total(source: Source, parsed: Parsed, total_reported: float | None) -> None:
-    total = sum(n.time_us for n in parsed.nodes)
+    # a node with several outputs is printed once per output, its time repeated: count it once
+    total = sum(n.time_us for n in parsed.nodes if n.output_index == 0)
     parsed.run.reported_total_us = total_reported
     if total_reported is None:
         parsed.warnings.append(f"{source.name}: no Total_time row; the table may be trimmed (sum of rows {total:.3f} us)")

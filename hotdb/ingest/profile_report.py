@@ -5,6 +5,15 @@ kernel symbol), Duration (us), Count, Device, Argument Shapes (inputs then the o
 `float32[1, 64, 56, 56], ...`), Hash, layout attributes. The printed table aggregates
 calls (Count > 1) and uses thousands separators; JSON and CSV have one row per call.
 VM builtins (`VM::AllocStorage`, `vm.builtin.*`) are kept but marked as non-kernels.
+
+The JSON's `device_metrics` and the table's `Total` rows give each device's total time,
+which TVM's own `Percent` is relative to. Time a device total holds beyond the calls
+listed (a report of selected calls, gaps between calls) becomes one node,
+`(rest of <device> total)`, so that a call's share is against the device total: 12.3 us
+of a 334.2 us total is 3.7 %, not 100 %.
+
+A report of counters only (PAPI, `perf::CYCLES`) has no times to rank: it is refused,
+naming the columns it has.
 """
 
 from __future__ import annotations
@@ -20,6 +29,9 @@ from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo
 
 _ARG = re.compile(r"(\w+)\[([\d,\s]*)\]")
 _TABLE_HEADER = re.compile(r"^\s*Name\s+Duration \(us\)\s+Percent\s+Device\s+Count")
+# A Report table whatever its metrics (a PAPI report has counters and no Duration)
+_ANY_TABLE_HEADER = re.compile(r"^\s*Name(\s{2,}\S+)+\s*$")
+REST_PREFIX = "(rest of "
 _BUILTIN = re.compile(r"^(VM::|vm\.builtin\.|__nop$|__copy$)")
 
 
@@ -36,7 +48,29 @@ class ProfileReport:
         lines = head.splitlines()[:100]
         if lines and "Duration (us)" in lines[0] and "Name" in lines[0] and "," in lines[0]:
             return True
-        return any(_TABLE_HEADER.match(line) for line in lines)
+        if any(_TABLE_HEADER.match(line) for line in lines):
+            return True
+        return _counter_table(lines) is not None
+
+    def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
+        """Printed tables (a JSON or CSV report is a file of its own): header, rows, the
+        Sum and Total rows, and the Configuration part after them."""
+        out = []
+        for i, line in enumerate(lines):
+            if not (_TABLE_HEADER.match(line) or (_ANY_TABLE_HEADER.match(line) and _counter_table(lines[i:i + 400]))):
+                continue
+            end = i + 1
+            while end < len(lines) and lines[end].strip():
+                end += 1
+            after = end
+            while after < len(lines) and not lines[after].strip():
+                after += 1
+            if after < len(lines) and lines[after].strip() == "Configuration":
+                end = after + 1
+                while end < len(lines) and (re.match(r"^\s*-+\s*$", lines[end]) or re.match(r"^[\w ]+: ", lines[end])):
+                    end += 1
+            out.append((i, end))
+        return out
 
     def parse(self, source: Source) -> Parsed:
         if source.streamed_size is not None:
@@ -44,18 +78,21 @@ class ProfileReport:
         text = source.text.lstrip("\ufeff")
         stripped = text.lstrip()
         first_line = text.splitlines()[0] if text else ""
+        totals: dict[str, float] = {}
         if stripped.startswith("{"):
-            calls, config, variant = _from_json(source, stripped), None, "json"
+            (calls, totals), config, variant = _from_json(source, stripped), None, "json"
         elif "Duration (us)" in first_line and "," in first_line:
             calls, config, variant = _from_csv(source, text), None, "csv"
         else:
-            calls, config, variant = _from_table(source)
+            calls, totals, config = _from_table(source)
+            variant = "table"
         parsed = Parsed(role="profile", run=RunInfo(variant=f"report {variant}"))
         derived: dict = {}
         for index, (line_no, call) in enumerate(calls):
             parsed.nodes.append(_node(source, index, line_no, call, derived))
         if not parsed.nodes:
             raise source.error(None, "the report has no calls")
+        _rest_of_totals(parsed, totals, len(calls))
         devices = sorted({n.device for n in parsed.nodes if n.device})
         parsed.run.device = ",".join(devices) or None
         if isinstance(config, dict) and config.get("Executor"):
@@ -82,6 +119,34 @@ def _parse_streamed(source: Source) -> Parsed:
     parsed = Parsed(role="profile", run=RunInfo(variant=f"report {variant}"), node_table=table)
     parsed.run.device = ",".join(table.devices()) or None
     return parsed
+
+
+def _rest_of_totals(parsed: Parsed, totals: dict[str, float], rows: int) -> None:
+    """A node per device whose total holds more than its calls (beyond the report's rounding)."""
+    if not totals:
+        return
+    by_device: dict[str | None, float] = {}
+    for node in parsed.nodes:
+        by_device[node.device] = by_device.get(node.device, 0.0) + node.time_us
+    parsed.run.reported_total_us = sum(totals.values())
+    for device, total in sorted(totals.items()):
+        listed = by_device.get(device, 0.0) if device in by_device else (
+            by_device.get(None, 0.0) if len(totals) == 1 else 0.0)  # calls without a Device: the one device
+        rest = total - listed
+        if rest > 0.01 * rows + 0.005:  # cells are printed with two decimals
+            parsed.nodes.append(NodeRow(
+                node_index=len(parsed.nodes), node_name=f"{REST_PREFIX}{device} total)", func_name=f"{REST_PREFIX}{device} total)",
+                time_us=rest, device=device, is_kernel=True, kernel_family="unlisted"))
+
+
+def _counter_table(lines: list[str]) -> list[str] | None:
+    """The columns of a Report table that has metrics but no Duration (us), if this is one."""
+    for i, line in enumerate(lines):
+        if _ANY_TABLE_HEADER.match(line) and "Duration (us)" not in line:
+            rest = lines[i + 1:i + 400]
+            if any(r.startswith("----------") for r in rest) and any(re.match(r"^(Sum|Total)\s{2,}", r) for r in rest):
+                return re.split(r"\s{2,}", line.strip())
+    return None
 
 
 def _text(value) -> str | None:
@@ -138,7 +203,7 @@ def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], li
 _METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")
 
 
-def _from_json(source: Source, text: str) -> list[tuple[int | None, dict]]:
+def _from_json(source: Source, text: str) -> tuple[list[tuple[int | None, dict]], dict[str, float]]:
     try:
         report = json.loads(text, strict=False)
     except json.JSONDecodeError as exc:
@@ -158,7 +223,15 @@ def _from_json(source: Source, text: str) -> list[tuple[int | None, dict]]:
         if "Duration (us)" not in flat:
             raise source.error(None, f"call {i} has no 'Duration (us)'", field=f"calls[{i}]")
         calls.append((None, flat))
-    return calls
+    totals = {}
+    metrics = report.get("device_metrics")
+    for device, frame in (metrics.items() if isinstance(metrics, dict) else ()):
+        duration = frame.get("Duration (us)") if isinstance(frame, dict) else None
+        if isinstance(duration, dict) and len(duration) == 1:
+            duration = next(iter(duration.values()))
+        if isinstance(duration, (int, float)) and duration >= 0 and duration != float("inf"):
+            totals[str(device)] = float(duration)
+    return calls, totals
 
 
 def _from_csv(source: Source, text: str) -> list[tuple[int | None, dict]]:
@@ -186,6 +259,11 @@ def _from_table(source: Source):
     lines = source.lines
     at = next((i for i, line in enumerate(lines) if _TABLE_HEADER.match(line)), None)
     if at is None:
+        counters = _counter_table(lines)
+        if counters is not None:
+            raise source.error(None, "the report has no 'Duration (us)' column, only counters ("
+                               + ", ".join(counters[1:6]) + (", ..." if len(counters) > 6 else "")
+                               + "): hotdb ranks kernels by time; profile with the default collectors (times) as well")
         raise source.error(None, "no report header 'Name  Duration (us)  Percent  Device  Count ...'")
     header = lines[at]
     columns = re.split(r"\s{2,}", header.strip())
@@ -195,18 +273,27 @@ def _from_table(source: Source):
         ends.append(position)
     calls = []
     config: dict[str, str] = {}
+    totals: dict[str, float] = {}
     line_no = at + 1
+    rows_end = None
     for line_no, line in enumerate(lines[at + 1:], start=at + 2):
         if not line.strip():
             break
         first = line.split()[0]
-        if first.startswith("---") or first in ("Sum", "Total"):
+        if first == "Total" and "Device" in columns:  # one Total row per device
+            cells = dict(zip(columns, _cells(line, ends, first)))
+            try:
+                totals[cells["Device"]] = float(cells["Duration (us)"].replace(",", ""))
+            except (KeyError, ValueError):
+                pass
+            continue
+        if first.startswith("---") or first == "Sum":
+            rows_end = rows_end or line_no
+            continue
+        if rows_end is not None:
             break
         name = "" if line[:1].isspace() else first  # aggregated rows of different kernels have no name
-        cells, previous = [name], len(name)
-        for end in ends[1:]:
-            cells.append(line[previous:end].strip())
-            previous = end
+        cells = _cells(line, ends, name)
         if len(line.rstrip()) > ends[-1] + 2 and columns[-1] != "Argument Shapes":
             raise source.error(line_no, "row is wider than the header: columns do not line up")
         calls.append((line_no, dict(zip(columns, cells))))
@@ -214,4 +301,13 @@ def _from_table(source: Source):
         key, sep, value = line.partition(":")
         if sep and key.strip() in ("Number of threads", "Executor"):
             config[key.strip()] = value.strip()
-    return calls, config, "table"
+    return calls, totals, config
+
+
+def _cells(line: str, ends: list[int], name: str) -> list[str]:
+    """A table row cut at the header's column ends (cells are right-aligned under them)."""
+    cells, previous = [name], len(name)
+    for end in ends[1:]:
+        cells.append(line[previous:end].strip())
+        previous = end
+    return cells

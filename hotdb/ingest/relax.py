@@ -40,6 +40,25 @@ class RelaxScript:
         head = source.head
         return "@R.function" in head or ("@I.ir_module" in head and "R.Tensor(" in head)
 
+    def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
+        """Each printed module: from its `# from tvm.script import` lines or decorator to the
+        first unindented line that is not part of it."""
+        out, i = [], 0
+        module_start = re.compile(r"^(# from tvm\.script import|@I\.ir_module|@tvm\.script\.ir_module|@R\.function)")
+        part = re.compile(r"^(@|class |def |# |from |import )")
+        while i < len(lines):
+            if not module_start.match(lines[i]):
+                i += 1
+                continue
+            start, j = i, i + 1
+            while j < len(lines) and (not lines[j].strip() or lines[j][:1].isspace() or part.match(lines[j])):
+                j += 1
+            while j > start and not lines[j - 1].strip():
+                j -= 1
+            out.append((start, j))
+            i = j
+        return out
+
     def parse(self, source: Source) -> Parsed:
         lines = source.lines
         primfuncs = _primfuncs(source, lines)

@@ -1,122 +1,252 @@
-"""`relay`: Relay IR printed as text (`mod.astext()`, `print(mod["main"])`; FORMATS.md §4).
+"""`relay`: Relay IR printed as text (`mod.astext()`, `print(mod["main"])`).
 
 Every operator call becomes an IR call in IR order, with its attributes, the types of
 its arguments (variables, `meta[relay.Constant]` weights, nested calls) and its result
-type from the `/* ty=... */` annotations. Calls nested in `fn (...)` closures and in
-other global functions are read too, with the function they sit in.
+type from the `/* ty=... */` annotations. Calls nested in `fn (...)` closures, in `if`
+branches and in other global functions are read too, with the function they sit in.
+
+What people print and paste is read as well as what `astext()` writes:
+
+* a top-level `fn (%data: ...) { ... }` (TVM 0.6/0.7's `print(mod["main"])`) is `main`;
+* parameters without types, or with a type *and* an annotation (0.10-0.13);
+* statements and signatures spread over several lines (tuple return types);
+* `type List[A] { ... }` prelude definitions, `if (...) { } else { }`, `?` dimensions;
+* no annotations at all: result types are inferred from the typed inputs and the
+  attributes (hotdb/workload/type_relations.py), so that convolutions get workloads;
+* prose around the IR, glued after a `;`, a `v0.0.4` header after a sentence, and two
+  modules pasted one after the other (the last one is kept, with a warning).
 
 Fused Relay (`%3 = fn (..., Primitive=1) {...}` then `%4 = %3(%x, %w)`): the ops in a
-closure have it as their function (`main/%3`) and the call names it as `primfunc`, which
-links the two. Calls inside BYOC partitions (`Compiler="cutlass"`) record the compiler:
-they run outside TVM, and no TVM tuner tunes them.
+closure have it as their function (`main/%3`) and the call names it as `primfunc`. Calls
+inside BYOC partitions (`Compiler="cutlass"`) record the compiler: no TVM tuner tunes them.
 
-IR is often pasted from forums and logs: a line that is not Relay, or text glued after
-a statement's `;`, is skipped with a warning. A statement that is Relay but broken (an
-unclosed call, a malformed type annotation) is an error with its line.
+A statement that is Relay but broken (an unclosed call, a malformed type annotation) is
+an error with its line and column.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader, TensorType
 from hotdb.ingest.rows import IrCallRow, Parsed
+from hotdb.ingest.text import bracket_depth, line_ranges
+from hotdb.ingest.warnings import Warnings
 from hotdb.workload import WorkloadError, from_relay_call, relay_op_family
+from hotdb.workload.type_relations import infer
 
 _DEF = re.compile(r"^def\s+(@[\w.]+)\s*(\[[^\]]*\])?\s*\(")
-_CLOSURE = re.compile(r"^(%[\w.]+)\s*=\s*fn\s*(\[[^\]]*\])?\s*\(")
-_BIND = re.compile(r"^(%[\w.]+)\s*=\s*")
-_STATEMENT_START = re.compile(r"^(%|@|\(|meta\[|[A-Za-z_][\w.]*\()")
+_TOP_FN = re.compile(r"^fn\s*(\[[^\]]*\])?\s*\(")
+_CLOSURE = re.compile(r"^(%[\w.:]+)\s*=\s*fn\s*(\[[^\]]*\])?\s*\(")
+_IF = re.compile(r"^(?:(%[\w.:]+)\s*=\s*)?if\s*\(")
+_BIND = re.compile(r"^(?:let\s+)?(%[\w.:]+)\s*(?::[^=]+)?=\s*")
+_TYPE_DEF = re.compile(r"^type\s+\w+")
+_FREE_VAR = re.compile(r"^free_var\s+(%[\w.:]+)\s*:")
+_STATEMENT_START = re.compile(r"^(let\s+%|%|@|\(|meta\[|[A-Za-z_][\w.]*\()")
 _HEADER = re.compile(r'^(#\[version = "[\d.]+"\]|v0\.0\.\d+)$')
+_META_NOTE = re.compile(r"^//|^/\*.*\*/$")
+# A statement may span lines (a long tuple type); a line this far from its start is not
+# part of it, and the statement is reported broken where it began.
+_MAX_STATEMENT_LINES = 400
+_CONV_DENSE = ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense", "nn.batch_matmul", "nn.matmul",
+               "nn.contrib_conv2d_NCHWc", "nn.conv2d_transpose")
 
 
 class RelayText:
     name = "relay"
     role = "ir"
-    reads = "Relay IR text (mod.astext(), print(mod['main'])), plain or fused, with /* ty=... */ types"
-    detects = "a 'def @name(%...' line, or the '#[version = \"0.0.5\"]' header, with Relay statements"
+    reads = ("Relay IR text (mod.astext(), print(mod['main']), print(func)): typed or untyped, "
+             "plain or fused, pasted with prose around it")
+    detects = "a 'def @name(%...' or top-level 'fn (%...' line, or the '#[version = \"0.0.5\"]' header, with Relay statements"
 
     def sniff(self, source: Source) -> bool:
         head = source.head
-        return bool(re.search(r"^\s*def @\w+\(%", head, re.M)) or (
-            bool(re.search(r'^#\[version = "0\.0\.\d"\]', head, re.M)) and "%" in head)
+        if re.search(r"^\s*def @\w+\s*\(\s*%", head, re.M):
+            return True
+        if re.search(r"^\s*fn\s*\(\s*%[\w.:]+", head, re.M) and re.search(r"^\s*(%\d+ = )?[a-z_][\w.]*\(%", head, re.M):
+            return True
+        return bool(re.search(r'^\s*#\[version = "0\.0\.\d"\]', head, re.M)) and "%" in head
+
+    def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
+        """Each module: from its header or first definition to the '}' that closes its last
+        definition (definitions that follow each other, `type` ones included, are one module)."""
+        out, i = [], 0
+        while i < len(lines):
+            if not _starts_module(lines[i].strip()):
+                i += 1
+                continue
+            start, depth, opened, j = i, 0, False, i
+            while j < len(lines):
+                text = lines[j].strip()
+                depth += bracket_depth(text, "{", "}")
+                opened = opened or depth > 0
+                j += 1
+                if opened and depth <= 0:
+                    k = j
+                    while k < len(lines) and (not lines[k].strip() or lines[k].strip().startswith("// meta")):
+                        k += 1
+                        if lines[k - 1].strip():
+                            j = k  # the note on omitted metadata belongs to the module
+                    if k < len(lines) and _starts_module(lines[k].strip()):
+                        j, opened = k, False
+                        continue
+                    break
+                if not opened and j - start > _MAX_STATEMENT_LINES:
+                    break
+            out.append((start, j))
+            i = j
+        return out
 
     def parse(self, source: Source) -> Parsed:
         return _RelayParser(source).run()
+
+
+def _starts_module(text: str) -> bool:
+    return bool(_DEF.match(text) or re.match(r"^fn\s*\(\s*%", text) or _HEADER.match(text)
+                or (_TYPE_DEF.match(text) and text.endswith("{")))
+
+
+@dataclass
+class _Block:
+    """An open `{`: a function (global or closure) or an `if`/`else` branch."""
+
+    kind: str  # "function" | "closure" | "if" | "else" | "type"
+    name: str  # the function the calls inside belong to
+    scope: dict = field(default_factory=dict)
+    compiler: str | None = None
+    var: str | None = None  # the variable a closure or `if` binds
+    returns: list[TensorType] | None = None
+    last: list[TensorType] | None = None  # type of the block's last expression
+
+
+@dataclass
+class _Module:
+    first_line: int
+    calls: list[IrCallRow] = field(default_factory=list)
+    functions: set[str] = field(default_factory=set)
 
 
 class _RelayParser:
     def __init__(self, source: Source):
         self.source = source
         self.parsed = Parsed(role="ir")
-        self.scopes: list[dict[str, list[TensorType]]] = []
-        self.functions: list[str] = []
-        self.compilers: list[str | None] = []  # Compiler="..." of each open function (BYOC)
+        self.warnings = Warnings(source.name)
+        self.blocks: list[_Block] = []
+        self.global_types: dict[str, list[TensorType] | None] = {}  # what a global function returns
         self.external: dict[str, str] = {}  # BYOC function name -> compiler
+        self.modules: list[_Module] = []
+        self.outside: list[int] = []  # lines that are not Relay (prose around the IR)
+        self.untyped = 0  # op calls printed without a type annotation
+        self.inferred = 0  # ... whose result type hotdb inferred
 
     def run(self) -> Parsed:
-        for line_no, line in enumerate(self.source.lines, start=1):
+        for line_no, text in _statements(self.source.lines):
             self.line_no = line_no
-            text = line.strip()
-            if not text or _HEADER.match(text) or text.startswith("//"):
-                continue
             try:
                 self._line(text)
             except ExprError as exc:
-                raise self.source.error(line_no, f"{exc} (column {exc.column + 1 + len(line) - len(line.lstrip())})") from None
-        if not self.parsed.ir_calls:
+                raise self.source.error(line_no, f"{exc} (column {exc.column + 1})") from None
+        if self.blocks and self.blocks[-1].kind != "type":
+            self.warnings.add("unclosed", None, f"function {self.blocks[0].name} is not closed with '}}': the IR may be truncated")
+        if not self.modules or not any(m.calls for m in self.modules):
             raise self.source.error(None, "no Relay calls found: expected lines like '%0 = nn.conv2d(%data, %w, ...) /* ty=Tensor[...] */;'")
-        if self.functions:
-            self.warn(None, f"function {self.functions[-1]} is not closed with '}}': the IR may be truncated")
-        for call in self.parsed.ir_calls:  # a BYOC function may be defined after its callers
-            if call.primfunc in self.external and call.compiler is None:
+        kept = self.modules[-1] if self.modules[-1].calls else next(m for m in reversed(self.modules) if m.calls)
+        dropped = [m for m in self.modules if m is not kept and m.calls]
+        if dropped:
+            lines = ", ".join(f"line {m.first_line}" for m in dropped)
+            self.warnings.add("modules", None, f"{len(self.modules)} modules are printed one after the other; the last one "
+                              f"(line {kept.first_line}) is read, the earlier ones ({lines}) are skipped")
+        for index, call in enumerate(kept.calls):
+            call.call_index = index
+            if call.primfunc in self.external and call.compiler is None:  # defined after its callers
                 call.compiler = self.external[call.primfunc]
+        self.parsed.ir_calls = kept.calls
+        used = {c.workload_key for c in kept.calls if c.workload_key}
+        self.parsed.workloads = {k: w for k, w in self.parsed.workloads.items() if k in used}
+        self._summarise(kept)
+        self.parsed.warnings = self.warnings.lines()
         return self.parsed
 
-    def warn(self, line_no: int | None, message: str) -> None:
-        where = self.source.name if line_no is None else f"{self.source.name}:{line_no}"
-        self.parsed.warnings.append(f"{where}: {message}")
+    def _summarise(self, kept: _Module) -> None:
+        if self.outside:
+            n = len(self.outside)
+            self.warnings.add("outside", None, f"{n} {'line is' if n == 1 else 'lines are'} not Relay and "
+                              f"{'was' if n == 1 else 'were'} skipped (line{'' if n == 1 else 's'} {line_ranges(self.outside)})")
+        anchors = [c for c in kept.calls if c.op_name in _CONV_DENSE and c.compiler is None]
+        missing = [c for c in anchors if c.workload_key is None]
+        if self.untyped:
+            self.warnings.add("inferred", None, f"{self.untyped} calls have no type annotation; the result types of "
+                              f"{self.inferred} of them were inferred from their inputs and attributes")
+        if missing:
+            example = missing[0]
+            self.warnings.add("no-workload", None, f"{len(missing)} of {len(anchors)} convolution/dense/batch_matmul calls "
+                              f"have no workload: their argument shapes are not known (first at line {example.line_no}: "
+                              f"{example.op_name} with arguments {_shapes_text(example.arg_shapes)})")
 
     # -- lines ----------------------------------------------------------------------------
     def _line(self, text: str) -> None:
-        if m := _DEF.match(text):
-            self._open_function(m.group(1)[1:], text, m.end() - 1)
+        if not text or _HEADER.match(text):
+            return
+        top = self.blocks[-1] if self.blocks else None
+        if top is not None and top.kind == "type":
+            if text.startswith("}"):
+                self.blocks.pop()
+            return
+        if top is None:
+            self._top_level(text)
             return
         if text.startswith("}"):
-            if not self.functions:
-                self.warn(self.line_no, "'}' outside any function, skipped")
-                return
-            self.functions.pop()
-            self.scopes.pop()
-            self.compilers.pop()
-            rest = text[1:].lstrip(";").strip()
-            if rest:
-                # `};` closes a closure; `}; %4 = ...` never happens in printed IR
-                self.warn(self.line_no, f"text after '}}' skipped: {rest[:40]!r}")
+            self._close(text)
             return
-        if not self.functions:
-            self.warn(self.line_no, f"not Relay (outside any function), skipped: {text[:60]!r}")
+        if _META_NOTE.match(text):
             return
         if m := _CLOSURE.match(text):
-            self._open_function(f"{self.functions[-1]}/{m.group(1)}", text, m.end() - 1)
+            self._open_function(f"{top.name}/{m.group(1)}", text, m.end() - 1, "closure", var=m.group(1))
+            return
+        if m := _IF.match(text):
+            self._open_if(text, m)
+            return
+        if m := _FREE_VAR.match(text):
+            reader = ExprReader(text, m.end())
+            top.scope[m.group(1)] = reader.type_()
             return
         if not _STATEMENT_START.match(text):
-            self.warn(self.line_no, f"not a Relay statement, skipped: {text[:60]!r}")
+            self.outside.append(self.line_no)
             return
         self._statement(text)
 
-    def _open_function(self, name: str, text: str, params_at: int) -> None:
+    def _top_level(self, text: str) -> None:
+        if m := _DEF.match(text):
+            self._open_function(m.group(1)[1:], text, m.end() - 1, "function")
+        elif m := _TOP_FN.match(text):
+            self._open_function("main", text, m.end() - 1, "function")
+        elif _TYPE_DEF.match(text) and text.rstrip().endswith("{"):
+            self.blocks.append(_Block("type", "type"))
+        elif _META_NOTE.match(text):
+            return
+        elif text.startswith("}"):
+            self.warnings.add("stray-brace", self.line_no, "'}' outside any function, skipped")
+        else:
+            self.outside.append(self.line_no)
+
+    def _open_function(self, name: str, text: str, params_at: int, kind: str, var: str | None = None) -> None:
         reader = ExprReader(text, params_at)
         reader.expect("(")
-        scope: dict[str, list[TensorType]] = {}
-        compiler = self.compilers[-1] if self.compilers else None  # closures inherit it
+        scope: dict[str, list[TensorType] | None] = {}
+        compiler = self.blocks[-1].compiler if self.blocks else None  # closures inherit it
         while not reader.peek(")"):
-            var = reader.match(re.compile(r"%[\w.]+"))
-            if var is not None:
-                reader.expect(":", "':' and a type after a parameter")
-                scope[var] = reader.type_()
+            param = reader.match(re.compile(r"%[\w.]*\w(?::\d+)?"))
+            if param is not None:
+                scope[param] = None  # untyped parameter (print(func) before type inference)
+                if reader.peek(":"):
+                    reader.expect(":")
+                    scope[param] = reader.type_()
+                    reader.type_annotations()
+                elif not reader.peek(",") and not reader.peek(")"):
+                    raise ExprError(f"expected ':' and a type after parameter {param} (or ',' if it has none)", reader.pos)
             else:  # function attributes such as Primitive=1, Compiler="cutlass"
                 key = reader.match(re.compile(r"[A-Za-z_]\w*"))
                 if key is None:
@@ -128,15 +258,52 @@ class _RelayParser:
             if not reader.peek(")"):
                 reader.expect(",", "',' or ')' in a parameter list")
         reader.expect(")")
+        returns = None
         if reader.peek("->"):
             reader.expect("->")
-            reader.type_()
+            returns = reader.type_()
         reader.expect("{", "'{' opening the function body")
-        self.functions.append(name)
-        self.scopes.append(scope)
-        self.compilers.append(compiler)
+        if kind == "function":
+            if not self.modules or name in self.modules[-1].functions:
+                self.modules.append(_Module(self.line_no))  # `main` again: a second module was pasted
+            self.modules[-1].functions.add(name)
+            self.global_types[name] = returns
+        self.blocks.append(_Block(kind, name, scope, compiler, var, returns))
         if compiler is not None:
             self.external[name] = compiler
+
+    def _open_if(self, text: str, m: re.Match) -> None:
+        reader = ExprReader(text, m.end() - 1)
+        reader.expect("(")
+        condition = reader.expr()
+        reader.expect(")", "')' closing the if condition")
+        reader.expect("{", "'{' opening the if branch")
+        top = self.blocks[-1]
+        for call in _calls_post_order(condition):
+            self._call(call, None)
+        self.blocks.append(_Block("if", top.name, {}, top.compiler, m.group(1)))
+
+    def _close(self, text: str) -> None:
+        block = self.blocks.pop()
+        reader = ExprReader(text, 1)
+        reader.type_annotations()
+        if reader.peek("else"):
+            reader.expect("else")
+            reader.expect("{", "'{' opening the else branch")
+            self.blocks.append(_Block("else", block.name, {}, block.compiler, block.var, last=block.last))
+            return
+        if reader.peek(";"):
+            reader.expect(";")
+        if not reader.at_end():
+            self.warnings.add("glued", self.line_no, f"text after '}}' skipped: {reader.text[reader.pos:].strip()[:40]!r}")
+        result = block.returns or block.last
+        if block.kind == "function":
+            if self.global_types.get(block.name) is None:
+                self.global_types[block.name] = result
+        elif block.var is not None and self.blocks:
+            # a closure's variable stands for the closure; an if's for its value
+            self.blocks[-1].scope[block.var] = ("fn", result) if block.kind == "closure" else result
+            self.blocks[-1].last = None
 
     def _statement(self, text: str) -> None:
         reader = ExprReader(text)
@@ -147,19 +314,29 @@ class _RelayParser:
         if reader.peek(";"):
             reader.expect(";")
         if not reader.at_end():
-            self.warn(self.line_no, f"text after the statement skipped: {reader.text[reader.pos:].strip()[:40]!r}")
+            self.warnings.add("glued", self.line_no,
+                              f"text after the statement skipped: {reader.text[reader.pos:].strip()[:40]!r}")
         for call in _calls_post_order(expr):
             self._call(call, var if call is expr else None)
+        ty = self._type_of(expr)
         if var is not None:
-            self.scopes[-1][var] = self._type_of(expr) or [(None, None)]
+            self.blocks[-1].scope[var] = ty
+        self.blocks[-1].last = ty
+
+    # -- types ----------------------------------------------------------------------------
+    def _lookup(self, name: str):
+        for block in reversed(self.blocks):
+            if name in block.scope:
+                return block.scope[name], True
+        return None, False
 
     def _type_of(self, e: Expr) -> list[TensorType] | None:
         if e.ty is not None:
             return e.ty
         if e.kind == "var":
-            for scope in reversed(self.scopes):
-                if e.name in scope:
-                    return scope[e.name]
+            ty, found = self._lookup(e.name)
+            if found:
+                return None if isinstance(ty, tuple) else ty
             if m := re.fullmatch(r"(%[\w.]+)\.(\d+)", e.name):  # `%x.0`: a field of a named tuple
                 return self._type_of(Expr("getitem", args=[Expr("var", name=m.group(1))], value=int(m.group(2))))
             return None
@@ -175,26 +352,42 @@ class _RelayParser:
             return fields
         return None
 
+    def _callee_type(self, call: Expr) -> list[TensorType] | None:
+        if call.value == "global":
+            return self.global_types.get(call.name[1:])
+        if call.value == "closure":
+            ty, _ = self._lookup(call.name)
+            return ty[1] if isinstance(ty, tuple) else None
+        return None
+
+    # -- calls ----------------------------------------------------------------------------
     def _call(self, call: Expr, var: str | None) -> None:
+        arg_types = [self._type_of(arg) if arg.kind != "literal" else None for arg in call.args]
+        op_name = call.name or "%closure"
+        if call.ty is None:
+            if call.value == "op":
+                call.ty, arg_types = infer(op_name, call.attrs, arg_types)
+                self.untyped += 1
+                self.inferred += call.ty is not None
+            else:
+                call.ty = self._callee_type(call)
+        elif call.value == "op" and op_name in _CONV_DENSE:
+            _, arg_types = infer(op_name, call.attrs, arg_types)  # an untyped weight, from the attributes
         kinds, shapes, dtypes = [], [], []
-        for arg in call.args:
+        for arg, ty in zip(call.args, arg_types):
             kinds.append({"var": "var", "getitem": "var", "constant": "constant", "call": "call",
                           "tuple": "tuple"}.get(arg.kind, "literal"))
-            ty = self._type_of(arg) if arg.kind != "literal" else None
-            if ty and len(ty) == 1:
-                shapes.append(ty[0][0])
-                dtypes.append(ty[0][1])
-            else:
-                shapes.append(None)
-                dtypes.append(None)
+            single = ty[0] if ty and len(ty) == 1 else (None, None)
+            shapes.append(single[0])
+            dtypes.append(single[1])
         result = call.ty or []
-        op_name = call.name or "%closure"
+        block = self.blocks[-1]
         row = IrCallRow(
-            call_index=len(self.parsed.ir_calls),
-            function_name=self.functions[-1],
+            call_index=0,
+            function_name=block.name,
             result_var=var,
             op_name=op_name,
-            attrs=json.dumps(call.attrs, sort_keys=True),
+            attrs=json.dumps(_plain(call.attrs), sort_keys=True),
             arg_kinds=kinds,
             arg_shapes=shapes,
             arg_dtypes=dtypes,
@@ -202,16 +395,16 @@ class _RelayParser:
             result_dtypes=[t[1] for t in result],
             line_no=self.line_no,
             op_family=relay_op_family(op_name) if call.value == "op" else None,
-            compiler=self.compilers[-1],
+            compiler=block.compiler,
             # a call of a fused closure (%3(...)) or global function names what it calls
-            primfunc=(f"{self.functions[-1]}/{op_name}" if call.value == "closure" else op_name[1:])
+            primfunc=(f"{block.name}/{op_name}" if call.value == "closure" else op_name[1:])
             if call.value in ("closure", "global") else None,
         )
         if call.value == "op":
             try:
                 workload = from_relay_call(op_name, call.attrs, shapes, dtypes)
             except WorkloadError as exc:
-                self.warn(self.line_no, f"cannot derive the workload of {op_name}: {exc}")
+                self.warnings.add("workload", self.line_no, f"cannot derive the workload of {op_name}: {exc}")
                 workload = None
             if workload is not None:
                 row.op_family = workload.family
@@ -219,7 +412,36 @@ class _RelayParser:
                 row.out_shape_logical = list(workload.out)
             elif len(result) == 1 and result[0][0] is not None:
                 row.out_shape_logical = result[0][0]
-        self.parsed.ir_calls.append(row)
+        self.modules[-1].calls.append(row)
+
+
+def _statements(lines: list[str]):
+    """(first line number, text) of each logical line: lines joined while a bracket is
+    open, so that a statement or signature printed over several lines is one."""
+    buffer: list[str] = []
+    start, depth = 0, 0
+    for line_no, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not buffer:
+            if not text:
+                continue
+            start = line_no
+            depth = 0
+        elif re.match(r"^(%[\w.:]+\s*=|def\s|}|fn\s*\()", text) or line_no - start >= _MAX_STATEMENT_LINES:
+            yield start, " ".join(buffer)  # a new statement: the open one is broken (reported where it began)
+            buffer, start, depth = [], line_no, 0
+        buffer.append(text)
+        depth += bracket_depth(text)
+        if depth <= 0 or not _opens_statement(buffer[0]):
+            yield start, " ".join(buffer)
+            buffer = []
+    if buffer:
+        yield start, " ".join(buffer)
+
+
+def _opens_statement(text: str) -> bool:
+    """Only Relay joins lines: a sentence with an open parenthesis stays one line."""
+    return bool(re.match(r"^(def\s|fn\s*[(\[]|%|@|let\s|type\s|[A-Za-z_][\w.]*\(|\()", text))
 
 
 def _calls_post_order(e: Expr):
@@ -228,3 +450,11 @@ def _calls_post_order(e: Expr):
         yield from _calls_post_order(arg)
     if e.kind == "call":
         yield e
+
+
+def _plain(attrs: dict) -> dict:
+    return {k: (v.name if isinstance(v, Expr) else v) for k, v in attrs.items()}
+
+
+def _shapes_text(shapes: list) -> str:
+    return ", ".join("?" if s is None else "(" + ", ".join("?" if d < 0 else str(d) for d in s) + ")" for s in shapes)

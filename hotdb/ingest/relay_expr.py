@@ -31,9 +31,10 @@ class Expr:
 
 _IDENT = re.compile(r"[A-Za-z_][\w.]*")
 # `%3.0` is field 0 of `%3`; `%features.0.weight` (PyTorch names) is one variable.
-_VAR = re.compile(r"%\d+(?=\.\d|[^\w.]|$)|%[\w.]*\w")
+# `%input_1:0` (TensorFlow tensor names) is one variable too.
+_VAR = re.compile(r"%\d+(?=\.\d|[^\w.:]|$)|%[\w.]*\w(?::\d+)?")
 _GLOBAL = re.compile(r"@[\w.]+")
-_NUMBER = re.compile(r"-?(\d+\.\d*|\.\d+|\d+)(e-?\d+)?(f16|f32|f64|f|i8|i16|i32|i64|u8|u32|u64|h)?")
+_NUMBER = re.compile(r"-?(\d+\.\d*|\.\d+|\d+)(e[+-]?\d+)?(f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64|h|b)?(?![\w.])")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _META = re.compile(r"(?:meta|metadata)\[\"?[\w.]+\"?\]\[\d+\]")
 _DTYPE = re.compile(r"(u?int|float|bfloat|bool|handle|e4m3_float|e5m2_float)\d*(x\d+)?")
@@ -97,6 +98,14 @@ class ExprReader:
             raise ExprError(f"broken type annotation /* {body} */: {exc}", start) from None
         return ty
 
+    def type_annotations(self) -> list[TensorType] | None:
+        """Any number of `/* ty=... */` (0.6 prints constants' types twice): the first one."""
+        first = None
+        while self.peek("/*"):
+            ty = self.type_annotation()
+            first = first if first is not None else ty
+        return first
+
     def type_(self) -> list[TensorType]:
         self.skip_ws()
         if self.peek("("):
@@ -108,6 +117,14 @@ class ExprReader:
                     self.expect(",", "',' or ')' in a tuple type")
             self.expect(")")
             return fields
+        if self.match(re.compile(r"fn(?=\s*[(\[])")) is not None:  # a function type: no tensor of its own
+            if self.peek("["):
+                self._skip_balanced("[", "]")
+            self.type_()
+            if self.peek("->"):
+                self.expect("->")
+                self.type_()
+            return [(None, None)]
         if self.peek("Tensor["):
             self.expect("Tensor[")
             shape = self.shape()
@@ -177,9 +194,7 @@ class ExprReader:
                          value="closure" if e.kind == "var" else e.kind)
             else:
                 break
-        ty = self.type_annotation()
-        if ty is not None:
-            e.ty = ty
+        e.ty = self.type_annotations()
         return e
 
     def _primary(self) -> Expr:
@@ -258,5 +273,5 @@ class ExprReader:
 
 
 def _number(text: str):
-    core = re.match(r"-?(\d+\.\d*|\.\d+|\d+)(e-?\d+)?", text).group(0)
+    core = re.match(r"-?(\d+\.\d*|\.\d+|\d+)(e[+-]?\d+)?", text).group(0)
     return float(core) if any(c in core for c in ".e") or text.endswith(("f", "f16", "f32", "f64", "h")) else int(core)

@@ -165,6 +165,8 @@ class TaskRow:
     args_flat: str | None = None
     weight: int | None = None
     structural_hash: str | None = None
+    data_shape_logical: Shape | None = None  # operands, also when the printout gives only them
+    weight_shape_logical: Shape | None = None
 
 
 @dataclass(slots=True)

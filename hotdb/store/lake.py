@@ -106,9 +106,13 @@ class Lake:
             files = self.files(table, folders)
             if not files:
                 continue  # the migrated, empty table stands in
-            # the files stand in for the migrated table (for `nodes`, the view over its two tables)
+            # The files stand in for the migrated table (for `nodes`, the view over its two
+            # tables), read by name into its columns: files written before a column was added
+            # give NULL there.
+            store.con.execute(f"CREATE TABLE _lake_columns_{table} AS FROM {table} LIMIT 0")
             store.con.execute(f"DROP {'VIEW' if table == 'nodes' else 'TABLE'} {table}")
-            store.con.sql(table_sql(table, files)).create_view(table)
+            store.con.execute(f"CREATE VIEW {table} AS FROM _lake_columns_{table} UNION ALL BY NAME "
+                              f"FROM ({table_sql(table, files)})")
             if table == "nodes":  # a lake keeps nodes whole: no empty stand-ins to mislead a query
                 store.con.execute("DROP TABLE node_calls")
                 store.con.execute("DROP TABLE node_signatures")
@@ -146,7 +150,8 @@ class Lake:
                 if result.nothing_new:
                     return result
                 ingest_id, = [r[0] for r in store.con.execute("SELECT ingest_id FROM ingests").fetchall() if r[0] not in before]
-                outcome = self._land(store, model, ingest_id, result.run_label)
+                # a folder is named for its run; an ingest of several runs (two pasted tables) for itself
+                outcome = self._land(store, model, ingest_id, result.run_label if len(result.run_labels) == 1 else None)
             if outcome == "landed":
                 self._rematch_if_raced(model, seen)
                 return result

@@ -40,8 +40,13 @@ class LoadedFile:
 @dataclass
 class LoadResult:
     model: str
-    run_label: str | None
+    run_labels: list[str]
     files: list[LoadedFile]
+
+    @property
+    def run_label(self) -> str | None:
+        """The run an ingest made (the last, when a pasted text held several profiles)."""
+        return self.run_labels[-1] if self.run_labels else None
 
     @property
     def added_rows(self) -> int:
@@ -182,13 +187,17 @@ RUN_META_COLUMNS = ("host", "cpu_model", "cpu_cores", "threads", "os", "python_v
 
 
 def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
-         run_label: str | None = None, tags: dict[str, str] | None = None,
+         run_label: str | list[str] | None = None, tags: dict[str, str] | None = None,
          target: str | None = None, run_meta: dict | None = None) -> LoadResult:
-    """Store parsed files as one build of `model`. items: (source, format name, parsed)."""
+    """Store parsed files as one build of `model`. items: (source, format name, parsed).
+    Each profile becomes a run of the build (a pasted text may hold two tables); run
+    labels are given one per profile, in order, or made up (MODEL-N)."""
     profiles = [(s, f, p) for s, f, p in items if p.role == "profile"]
-    if len(profiles) > 1:
-        names = ", ".join(str(s.path) for s, _, _ in profiles)
-        raise UsageError(f"one ingest describes one run, but {len(profiles)} profiles were given ({names}); ingest them separately")
+    labels = [run_label] if isinstance(run_label, str) else list(run_label or [])
+    if labels and len(labels) != len(profiles):
+        names = ", ".join(s.label for s, _, _ in profiles) or "none"
+        raise UsageError(f"{len(labels)} run labels for {len(profiles)} profiles ({names}): "
+                         "give one label per profile, in order, or none")
     con = store.con
     now = datetime.now(timezone.utc)
     files: list[LoadedFile] = []
@@ -202,30 +211,34 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                 previous = _scalar(store, "SELECT path FROM sources WHERE model_id = ? AND content_sha256 = ?",
                                    [model_id, source.sha256])
             if previous is None and any(s.sha256 == source.sha256 for s, _, _ in new_items):
-                previous = next(str(s.path) for s, _, _ in new_items if s.sha256 == source.sha256)
+                previous = next(s.label for s, _, _ in new_items if s.sha256 == source.sha256)
             if previous is not None:
-                files.append(LoadedFile(str(source.path), fmt, parsed.role, parsed.row_count, None, previous, parsed.warnings))
+                files.append(LoadedFile(source.label, fmt, parsed.role, parsed.row_count, None, previous, parsed.warnings))
             else:
                 new_items.append((source, fmt, parsed))
         if not new_items:
             con.rollback()
-            return LoadResult(model, None, files)
+            return LoadResult(model, [], files)
         if model_id is None:
             model_id = _scalar(store, "INSERT INTO models (model_id, name, created_at) VALUES (nextval('model_id_seq'), ?, ?) RETURNING model_id", [model, now])
         ingest_id = _scalar(store, "INSERT INTO ingests (ingest_id, model_id, started_at, hotdb_version) VALUES (nextval('ingest_id_seq'), ?, ?, ?) RETURNING ingest_id",
                             [model_id, now, __version__])
-        label = None
+        made: list[str] = []
+        profile_labels = dict(zip((id(p) for _, _, p in profiles), labels))
         for source, fmt, parsed in new_items:
             source_id = _scalar(store, """
                 INSERT INTO sources (source_id, ingest_id, model_id, path, format, role, content_sha256,
                                      size_bytes, row_count, warnings)
                 VALUES (nextval('source_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 RETURNING source_id""",
-                [ingest_id, model_id, str(source.path), fmt, parsed.role, source.sha256, source.size,
+                [ingest_id, model_id, source.label, fmt, parsed.role, source.sha256, source.size,
                  parsed.row_count, parsed.warnings])
-            files.append(LoadedFile(str(source.path), fmt, parsed.role, parsed.row_count, source_id, None, parsed.warnings))
+            files.append(LoadedFile(source.label, fmt, parsed.role, parsed.row_count, source_id, None, parsed.warnings))
+            label = None
             if parsed.role == "profile":
-                label = _new_run(store, model, model_id, ingest_id, source_id, parsed, run_label, tags, target, now)
+                label = _new_run(store, model, model_id, ingest_id, source_id, parsed, profile_labels.get(id(parsed)),
+                                 tags, target, now)
+                made.append(label)
                 for column, value in (run_meta or {}).items():
                     if column not in RUN_META_COLUMNS:
                         raise ValueError(f"unknown run column {column}")
@@ -233,14 +246,15 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
             _store_rows(store, source, source_id, parsed, label)
         if any(parsed.role != "profile" for _, _, parsed in new_items):
             rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
-        elif label is not None:
-            rematch_runs(con, [_scalar(store, "SELECT run_id FROM runs WHERE label = ?", [label])])
+        elif made:
+            rematch_runs(con, [row[0] for row in con.execute(
+                "SELECT run_id FROM runs WHERE label IN (SELECT unnest(?))", [made]).fetchall()])
         _failpoint("before-commit")
         con.commit()
     except BaseException:
         con.rollback()
         raise
-    return LoadResult(model, label, files)
+    return LoadResult(model, made, files)
 
 
 def _failpoint(name: str) -> None:

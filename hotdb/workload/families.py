@@ -73,6 +73,11 @@ class TaskTemplate:
 _TASK_PATTERNS: list[tuple[re.Pattern[str], TaskTemplate]] = [
     (re.compile(p), t)
     for p, t in [
+        # VTA: tensors packed as NCHW1n16c / OIHW16o16i (hotdb/workload/keys.py unpacks them)
+        (r"^group_conv2d_packed", TaskTemplate("conv2d", "group_packed")),
+        (r"^conv2d_transpose_packed", TaskTemplate("conv2d_transpose", "packed", "NCHW", "IOHW")),
+        (r"^conv2d_packed", TaskTemplate("conv2d", "packed")),
+        (r"^dense_packed", TaskTemplate("dense", "packed", "NC", "OI")),
         (r"^(topi_nn_)?depthwise_conv2d_nhwc", TaskTemplate("depthwise_conv2d", "direct", "NHWC", "HWOI")),
         (r"^(topi_(x86|nn|arm_cpu|cuda)_)?depthwise_conv2d_nchwc?", TaskTemplate("depthwise_conv2d", "direct")),
         (r"^(topi_x86_)?depthwise_conv2d_NCHWc", TaskTemplate("depthwise_conv2d", "NCHWc")),
@@ -98,11 +103,9 @@ _TASK_PATTERNS: list[tuple[re.Pattern[str], TaskTemplate]] = [
 def task_template(task_name: str) -> TaskTemplate | None:
     """The template of an AutoTVM task name such as `conv2d_NCHWc.x86` or `topi_nn_conv2d`.
 
-    None for names hotdb cannot canonicalise (VTA packed tasks, custom templates).
+    None for names hotdb cannot canonicalise (custom templates).
     """
     base = task_name.split(".", 1)[0]
-    if base.endswith("_packed") or "vta" in task_name:
-        return None
     for pattern, template in _TASK_PATTERNS:
         if pattern.search(base):
             return template
@@ -136,6 +139,17 @@ _ANCHORS: list[tuple[str, str, str | None]] = [
     ("nn_dense", "dense", None),
     ("nn_batch_matmul", "batch_matmul", None),
     ("nn_matmul", "matmul", None),
+    # Relax PrimFunc names (legalized ops have no `nn_`): fused_conv2d1_add1_relu1, matmul3
+    ("conv2d_transpose", "conv2d_transpose", None),
+    ("conv1d_transpose", "conv1d_transpose", None),
+    ("conv3d_transpose", "conv3d_transpose", None),
+    ("depthwise_conv2d", "depthwise_conv2d", None),
+    ("conv2d", "conv2d", None),
+    ("conv1d", "conv1d", None),
+    ("conv3d", "conv3d", None),
+    ("batch_matmul", "batch_matmul", None),
+    ("dense", "dense", None),
+    ("matmul", "matmul", None),
 ]
 
 # Non-tunable ops, so that `top --by op` groups kernels by something readable.
@@ -175,6 +189,9 @@ def parse_kernel_name(symbol: str) -> KernelName:
         number = int(match.group(1))
         name = name[: match.start()]
     body = name.removeprefix("fused_").removeprefix("fuse_")  # fuse_: NNVM-era symbols
+    # Relax numbers a repeated op name with digits glued on (conv2d1, add2, mean3): an op
+    # is named by its tokens without them, so that no family ends in a digit.
+    body = "_".join(token.rstrip("0123456789") or token for token in body.split("_"))
     padded = f"_{body}_"
     for token, family, variant in _ANCHORS:
         if f"_{token}_" in padded or (token.startswith("nn_contrib_") and f"_{token[3:]}_" in padded):
@@ -182,8 +199,10 @@ def parse_kernel_name(symbol: str) -> KernelName:
     for token in _OTHER_OPS:
         if body == token or body.startswith(token + "_"):
             return KernelName(symbol, name, number, token.removeprefix("nn_"), None)
-    first = body.split("_", 1)[0] if body else symbol
-    return KernelName(symbol, name, number, first or symbol, None)
+    first = body.split("_", 1)[0] if body else ""
+    if not first or first[-1].isdigit():
+        first = "unknown"
+    return KernelName(symbol, name, number, first, None)
 
 
 # Anchor blocks of legalized TIR (the first reduction block of a PrimFunc).

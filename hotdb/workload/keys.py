@@ -5,12 +5,18 @@ A workload is an op family, logical shapes (NCHW data, OIHW weights for convolut
 the attributes that change the computation and the data type. Its `key` is a readable
 string; nodes, IR calls and tasks that compute the same thing get the same key, and
 matching is a join on it.
+
+A dimension that is dynamic in the IR (`?`: the batch of a detection head, the rows of a
+dense layer) is -1 and prints as `?`: TVM compiles one kernel for every size, so it is one
+workload. It never equals a concrete shape, so it is matched to no kernel by shape, and
+its FLOPs are unknown (None). Channels, kernel sizes and reduction dims must be static.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -47,8 +53,14 @@ class Workload:
         return " ".join(parts)
 
     @property
-    def flops(self) -> float:
-        """Multiply-adds counted as two floating-point operations."""
+    def dynamic(self) -> bool:
+        return any(d < 0 for d in (*self.data, *self.weight, *self.out))
+
+    @property
+    def flops(self) -> float | None:
+        """Multiply-adds counted as two floating-point operations; None when a dimension is dynamic."""
+        if self.dynamic:
+            return None
         if self.family in ("dense", "matmul"):
             m, k = self.data
             n = self.weight[0]
@@ -74,7 +86,7 @@ class Workload:
 
 
 def _dims(shape: Sequence[int]) -> str:
-    return "x".join(str(d) for d in shape)
+    return "x".join(str(d) if d >= 0 else "?" for d in shape)
 
 
 # ---------------------------------------------------------------------------------------
@@ -129,12 +141,14 @@ def conv_workload(data: Sequence[int], weight: Sequence[int], strides=None, padd
     family = names[spatial]
     n, c, *in_spatial = data
     kernel = weight[2:]
+    if c < 0 or any(d < 0 for d in weight):
+        raise WorkloadError(f"data {list(data)} and weight {list(weight)}: channels and kernel sizes must be static")
     extra: tuple = ()
     if transpose:
         family += "_transpose"
         out_pad = _expand(output_padding, spatial, 0)
         out_channels = weight[1] * groups
-        out_spatial = [(x - 1) * s - pads[i] - pads[i + spatial] + d * (k - 1) + op + 1
+        out_spatial = [(x - 1) * s - pads[i] - pads[i + spatial] + d * (k - 1) + op + 1 if x >= 0 else x
                        for i, (x, s, d, k, op) in enumerate(zip(in_spatial, strides, dilation, kernel, out_pad))]
         if any(out_pad):
             extra = (("output_padding", _dims(out_pad)),)
@@ -142,12 +156,12 @@ def conv_workload(data: Sequence[int], weight: Sequence[int], strides=None, padd
         if c % groups or weight[1] * groups != c:
             raise WorkloadError(f"data has {c} channels but weight {list(weight)} with groups={groups} expects {weight[1] * groups}")
         out_channels = weight[0]
-        out_spatial = [(x + pads[i] + pads[i + spatial] - (d * (k - 1) + 1)) // s + 1
+        out_spatial = [(x + pads[i] + pads[i + spatial] - (d * (k - 1) + 1)) // s + 1 if x >= 0 else x
                        for i, (x, s, d, k) in enumerate(zip(in_spatial, strides, dilation, kernel))]
         if spatial == 2 and groups > 1 and groups == c and weight[1] == 1:
             family = "depthwise_conv2d"
     out = (n, out_channels, *out_spatial)
-    if any(d <= 0 for d in out):
+    if any(d == 0 or d < -1 for d in out):
         raise WorkloadError(f"convolution of {list(data)} by {list(weight)} has an empty output {list(out)}")
     return Workload(family, dtype, data, weight, out, strides, pads, dilation, groups, extra)
 
@@ -155,7 +169,7 @@ def conv_workload(data: Sequence[int], weight: Sequence[int], strides=None, padd
 def dense_workload(data: Sequence[int], weight: Sequence[int], dtype: str = "float32") -> Workload:
     """y = x W^T with x (M, K) and W (N, K)."""
     data, weight = tuple(int(d) for d in data), tuple(int(d) for d in weight)
-    if len(data) != 2 or len(weight) != 2 or data[1] != weight[1]:
+    if len(data) != 2 or len(weight) != 2 or data[1] != weight[1] or data[1] < 0 or weight[0] < 0:
         raise WorkloadError(f"data {list(data)} and weight {list(weight)} are not a dense (M, K) x (N, K)")
     return Workload("dense", dtype, data, weight, (data[0], weight[0]))
 
@@ -170,9 +184,10 @@ def batch_matmul_workload(x: Sequence[int], y: Sequence[int], dtype: str = "floa
         x = (x[0], x[2], x[1])
     if not transpose_b:
         y = (y[0], y[2], y[1])
-    if x[2] != y[2]:
+    if x[2] != y[2] or x[2] < 0 or y[1] < 0:
         raise WorkloadError(f"batch_matmul operands {list(x)} and {list(y)} disagree on K")
-    return Workload("batch_matmul", dtype, x, y, (max(x[0], y[0]), x[1], y[1]))
+    batch = max(x[0], y[0]) if x[0] >= 0 and y[0] >= 0 else -1
+    return Workload("batch_matmul", dtype, x, y, (batch, x[1], y[1]))
 
 
 # ---------------------------------------------------------------------------------------
@@ -186,8 +201,8 @@ def from_relay_call(op_name: str, attrs: dict, arg_shapes: Sequence[Sequence[int
     family = relay_op_family(op_name)
     if len(arg_shapes) < 2 or arg_shapes[0] is None or arg_shapes[1] is None:
         return None
-    if any(d < 0 for d in (*arg_shapes[0], *arg_shapes[1])):
-        return None  # dynamic dimensions: no static workload
+    if any(d < 0 for d in arg_shapes[1]) or any(d < -1 for d in arg_shapes[0]):
+        return None  # a weight of unknown shape, or data that inference could not determine
     dtype = arg_dtypes[0] or "float32"
     try:
         if family in ("conv1d", "conv2d", "conv3d", "depthwise_conv2d", "conv1d_transpose",
@@ -198,6 +213,8 @@ def from_relay_call(op_name: str, attrs: dict, arg_shapes: Sequence[Sequence[int
             default_data = {1: "NCW", 2: "NCHW", 3: "NCDHW"}.get(spatial, "NCHW")
             transpose = family.endswith("_transpose")
             data_layout = attrs.get("data_layout") or default_data
+            if any(d < 0 for d in arg_shapes[0]) and any(ch.isdigit() for ch in data_layout):
+                return None  # a packed layout with a dynamic dimension
             default_kernel = ("IO" if transpose else "OI") + default_data[2:]
             kernel_layout = attrs.get("kernel_layout") or default_kernel
             primal = "".join(ch for ch in data_layout if ch.isupper())
@@ -239,8 +256,9 @@ def _canonical_act(primal: str) -> str:
 
 
 def _tensor(arg) -> tuple[Shape, str] | None:
-    if isinstance(arg, (list, tuple)) and len(arg) >= 3 and arg[0] == "TENSOR":
-        return tuple(int(d) for d in arg[1]), str(arg[2])
+    if (isinstance(arg, (list, tuple)) and len(arg) >= 3 and arg[0] == "TENSOR" and isinstance(arg[1], (list, tuple))
+            and all(isinstance(d, int) and not isinstance(d, bool) for d in arg[1])):
+        return tuple(arg[1]), str(arg[2])
     return None
 
 
@@ -255,6 +273,7 @@ def from_autotvm_task(task_name: str, args: Sequence) -> Workload | None:
     if len(tensors) < 2 or tensors[0] is None or tensors[1] is None:
         raise WorkloadError(f"task {task_name}: expected two tensor arguments first, got {list(args)[:2]}")
     (data, dtype), (weight, _) = tensors[0], tensors[1]
+    data, weight = _vta_unpacked(template.family, data, weight, args)
     family = template.family
     try:
         if family in ("dense", "matmul"):
@@ -264,17 +283,21 @@ def from_autotvm_task(task_name: str, args: Sequence) -> Workload | None:
             ta = bool(args[4]) if len(args) > 4 else False
             tb = bool(args[5]) if len(args) > 5 else True
             return batch_matmul_workload(data, weight, dtype, ta, tb)
+        if len(args) < 4:
+            raise WorkloadError(f"task {task_name}: the printout gives the tensors only, not the strides and padding")
         if family.endswith("_transpose"):
             strides, padding = args[2], args[3]
-            output_padding = args[5] if len(args) > 5 and isinstance(args[5], list) else None
-            if output_padding is None and len(args[1]) > 3:
+            output_padding = next((a for a in args[4:] if isinstance(a, list) and a and all(isinstance(x, int) for x in a)), None)
+            if output_padding is None and len(args[1]) > 3 and isinstance(args[1][3], list):
                 output_padding = args[1][3]  # tophub cuda_v0.10 folds it into the kernel tensor
             return conv_workload(unpack(data, template.data_layout, "NC" + template.data_layout[2:]),
                                  weight, strides, padding, None, 1, dtype, transpose=True,
                                  output_padding=output_padding)
         strides, padding, dilation = args[2], args[3], args[4] if len(args) > 4 else None
+        if isinstance(dilation, str):  # VTA's topi_nn_conv2d: (data, kernel, strides, padding, layout, ...)
+            dilation = None
         groups = 1
-        if template.variant == "group" and len(args) > 5 and isinstance(args[5], int):
+        if template.variant in ("group", "group_packed") and len(args) > 5 and isinstance(args[5], int):
             groups = args[5]
         canonical_data = _canonical_act(template.data_layout)
         data = unpack(data, template.data_layout, canonical_data)
@@ -294,6 +317,45 @@ def from_autotvm_task(task_name: str, args: Sequence) -> Workload | None:
         return conv_workload(data, weight, strides, padding, dilation, groups, dtype)
     except LayoutError as exc:
         raise WorkloadError(f"task {task_name}: {exc}") from exc
+
+
+def autotvm_operands(task_name: str, args: Sequence) -> tuple[Shape, Shape] | None:
+    """Logical (data, weight) of a task whose printout gives its tensors only (a user's
+    own loop printing `task.args[0]` and `task.args[1]`): the workload then comes from
+    the IR call with these operands (queries/model_tasks.sql)."""
+    template = task_template(task_name)
+    tensors = [_tensor(a) for a in args[:2]]
+    if template is None or len(tensors) < 2 or None in tensors:
+        return None
+    data, weight = _vta_unpacked(template.family, tensors[0][0], tensors[1][0], args)
+    try:
+        if template.family in ("conv2d", "depthwise_conv2d", "conv1d", "conv3d"):
+            data = unpack(data, template.data_layout, _canonical_act(template.data_layout))
+            if template.family == "conv2d":
+                weight = unpack(weight, template.kernel_layout, "OI" + "".join(ch for ch in template.kernel_layout if ch not in "OI"))
+    except LayoutError:
+        return None
+    return tuple(data), tuple(weight)
+
+
+def _vta_unpacked(family: str, data: Shape, weight: Shape, args: Sequence) -> tuple[Shape, Shape]:
+    """VTA's packed tensors as logical ones: data NCHW{n}n{c}c (N/n, C/c, H, W, n, c) and
+    kernels OIHW{o}o{i}i (O/o, I/i, KH, KW, o, i), both 6-D; dense data NC{n}n{c}c and
+    weight OI{o}o{i}i, both 4-D. Other tensors are returned unchanged."""
+    try:
+        if family in ("conv2d", "depthwise_conv2d", "conv2d_transpose") and len(data) == 6:
+            layout = next((a for a in args if isinstance(a, str) and re.fullmatch(r"NCHW\d+n\d+c", a)), None)
+            data = unpack(data, layout or f"NCHW{data[4]}n{data[5]}c", "NCHW")
+            if len(weight) == 6:
+                weight = unpack(weight, f"OIHW{weight[4]}o{weight[5]}i", "OIHW")
+                if family == "conv2d_transpose":  # TOPI's transposed kernels are IOHW
+                    weight = (weight[1], weight[0], *weight[2:])
+        elif family == "dense" and len(data) == 4 and len(weight) == 4:
+            data = unpack(data, f"NC{data[2]}n{data[3]}c", "NC")
+            weight = unpack(weight, f"OI{weight[2]}o{weight[3]}i", "OI")
+    except LayoutError:
+        pass
+    return tuple(data), tuple(weight)
 
 
 # ---------------------------------------------------------------------------------------

@@ -69,3 +69,30 @@ def unpack(shape: Sequence[int], layout: str, target: str | None = None) -> tupl
     if sorted(target_axes) != sorted(order):
         raise LayoutError(f"cannot reorder layout {layout!r} to {target!r}: different axes")
     return tuple(extent[p] for p in target_axes)
+
+
+def pack(logical: Sequence[int], layout: str, source: str | None = None) -> tuple[int, ...]:
+    """The inverse of `unpack`: a logical shape (primal axes in the order of `source`,
+    default the primal axes of `layout` in their own order) laid out as `layout`, whose
+    sub-axes carry their sizes (`NCHW8c`). A primal extent a sub-axis does not divide is
+    a LayoutError."""
+    axes = parse_layout(layout)
+    primal = [letter for letter, _ in axes if letter.isupper()]
+    order = [letter for letter, _ in parse_layout(source)] if source else primal
+    if sorted(order) != sorted(primal) or len(order) != len(logical):
+        raise LayoutError(f"cannot lay out a {len(logical)}-D shape in {source or 'its order'} as {layout!r}")
+    extent = dict(zip(order, (int(d) for d in logical)))
+    inner: dict[str, int] = {}
+    for letter, size in axes:
+        if size is not None:
+            inner[letter.upper()] = inner.get(letter.upper(), 1) * size
+    out = []
+    for letter, size in axes:
+        if size is None:
+            block = inner.get(letter, 1)
+            if extent[letter] % block:
+                raise LayoutError(f"layout {layout!r}: axis {letter} of extent {extent[letter]} is not a multiple of {block}")
+            out.append(extent[letter] // block)
+        else:
+            out.append(size)
+    return tuple(out)

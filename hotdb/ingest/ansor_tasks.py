@@ -1,0 +1,164 @@
+"""`ansor-tasks`: auto_scheduler's extracted tasks as its tutorials print them.
+
+    ========== Task 0  (workload key: ["8654f16aeddf785bad9f028164b3a48d", [1, 56, 56, 64], [1, 1, 64, 256], [1, 56, 56, 256]]) ==========
+    placeholder = PLACEHOLDER [1, 56, 56, 64]
+    pad_temp(i0, i1, i2, i3) = placeholder[i0, i1, i2, i3]
+    placeholder = PLACEHOLDER [1, 1, 64, 256]
+    conv2d_nhwc(nn, yy, xx, ff) += (pad_temp[nn, (yy + ry), (xx + rx), rc]*placeholder[ry, rx, rc, ff])
+
+Each task is the one an auto_scheduler log names by the same workload key (hotdb reads
+both as tuner `auto_scheduler`, task name = the key's hash), so a printed list and a log
+of one model meet in one task. The key's shapes give the argument dims; the compute DAG
+gives the anchor op (its first reduction stage) and, for direct convolutions and dense
+layers, the strides, dilation and padding that make the canonical workload. The printed
+DAG does not show data types: these workloads are float32, as in the tutorials that print
+such lists; a task of another type is still found by its argument dims.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hotdb.ingest.base import Source
+from hotdb.ingest.rows import Parsed, TaskRow
+from hotdb.ingest.text import line_ranges
+from hotdb.workload import WorkloadError, batch_matmul_workload, conv_workload, dense_workload
+from hotdb.workload.layouts import LayoutError, unpack
+
+_TASK = re.compile(r"^\s*=+\s*Task\s+(\d+)\s+\(workload key:\s*(\[.*\])\)\s*=+\s*$")
+_STAGE = re.compile(r"^\s*(\w+)\(([^)]*)\)\s*((?:\+|max|min)?=)")
+_PLACEHOLDER = re.compile(r"^\s*\w+\s*=\s*PLACEHOLDER\s*\[")
+# Anchor families by reduction stage name, most specific first.
+_STAGE_FAMILIES = [("depthwise", "depthwise_conv2d"), ("conv2d_transpose", "conv2d_transpose"),
+                   ("winograd", "conv2d"), ("conv2d", "conv2d"), ("conv3d", "conv3d"), ("conv1d", "conv1d"),
+                   ("batch_matmul", "batch_matmul"), ("dense", "dense"), ("matmul", "dense"), ("pool", "pool")]
+
+
+class AnsorTasks:
+    name = "ansor-tasks"
+    role = "tasks"
+    reads = "auto_scheduler task lists as printed: '========== Task i  (workload key: [...]) ==========' and the compute DAG"
+    detects = "lines '========== Task <i>  (workload key: [...]) =========='"
+
+    def sniff(self, source: Source) -> bool:
+        return bool(re.search(_TASK.pattern, source.head, re.M))
+
+    def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        i = 0
+        while i < len(lines):
+            if not _TASK.match(lines[i]):
+                i += 1
+                continue
+            start = end = i
+            while end < len(lines) and (_TASK.match(lines[end]) or _dag_line(lines[end]) or
+                                        (not lines[end].strip() and _next_is_task(lines, end))):
+                end += 1
+            out.append((start, end))
+            i = end
+        return out
+
+    def parse(self, source: Source) -> Parsed:
+        parsed = Parsed(role="tasks")
+        lines = source.lines
+        headers = [(i, m) for i, line in enumerate(lines) if (m := _TASK.match(line))]
+        if not headers:
+            raise source.error(None, "no task headers: expected '========== Task 0  (workload key: [...]) =========='")
+        seen: dict[str, int] = {}
+        for n, (at, m) in enumerate(headers):
+            line_no = at + 1
+            try:
+                key = json.loads(m.group(2))
+            except json.JSONDecodeError as exc:
+                raise source.error(line_no, f"expected the workload key as a JSON list: {exc.msg}", field="workload key") from None
+            if not isinstance(key, list) or not key or not isinstance(key[0], str):
+                raise source.error(line_no, "expected a workload key [\"<hash>\", [shape], ...]", field="workload key")
+            key_text = json.dumps(key)
+            if key_text in seen:
+                continue
+            end = headers[n + 1][0] if n + 1 < len(headers) else len(lines)
+            dag = [line.strip() for line in lines[at + 1:end] if _dag_line(line)]
+            seen[key_text] = len(parsed.tasks)
+            parsed.tasks.append(self._task(parsed, len(parsed.tasks), key, key_text, dag, line_no, source))
+        rest = [i + 1 for i, line in enumerate(lines) if line.strip() and not _TASK.match(line) and not _dag_line(line)]
+        if rest:
+            parsed.warnings.append(f"{source.name}: {len(rest)} lines are not tasks and were skipped (lines {line_ranges(rest)})")
+        return parsed
+
+    def _task(self, parsed: Parsed, index: int, key: list, key_text: str, dag: list[str], line_no: int,
+              source: Source) -> TaskRow:
+        shapes = [s for s in key[1:] if isinstance(s, list)]
+        flat = [d for s in shapes for d in (s if all(isinstance(x, int) for x in s) else [])]
+        row = TaskRow(task_index=index, tuner="auto_scheduler", task_name=key[0], task_args=key_text, task_kwargs=None,
+                      target=None, line_no=line_no, args_flat=",".join(map(str, flat)) or None,
+                      variant="nested" if shapes else "hash only")
+        stages = [(m.group(1), m.group(3), line) for line in dag if (m := _STAGE.match(line))]
+        if any("winograd" in name for name, _, _ in stages):
+            row.op_family, row.variant = "conv2d", "winograd"  # transformed weights: found by argument dims
+            return row
+        anchor = next(((name, line) for name, op, line in stages if op != "="), None)  # the first reduction
+        if anchor is None:
+            return row
+        family = next((f for token, f in _STAGE_FAMILIES if token in anchor[0].lower()), None)
+        row.op_family = family
+        try:
+            workload = _workload(family, anchor[0], anchor[1], shapes, dag)
+        except (WorkloadError, LayoutError, ValueError, IndexError, TypeError) as exc:
+            parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of task {key[0]}: {exc}")
+            workload = None
+        if workload is not None:
+            row.op_family = workload.family
+            row.workload_key = parsed.add_workload(workload)
+            row.out_shape_logical = list(workload.out)
+            row.data_shape_logical, row.weight_shape_logical = list(workload.data), list(workload.weight)
+        return row
+
+
+def _workload(family: str | None, stage: str, line: str, shapes: list[list[int]], dag: list[str]):
+    """The canonical workload of a direct convolution or a dense/batch_matmul DAG."""
+    placeholders = [[int(d) for d in re.findall(r"\d+", l.split("[", 1)[1])] for l in dag if _PLACEHOLDER.match(l)]
+    if family in ("conv2d", "depthwise_conv2d") and len(placeholders) >= 2:
+        nhwc = stage.lower().endswith("nhwc")
+        data, kernel, out = placeholders[0], placeholders[1], shapes[-1]
+        if nhwc:
+            data_nchw = unpack(data, "NHWC", "NCHW")
+            out_nchw = unpack(out, "NHWC", "NCHW")
+            # depthwise NHWC kernels are (KH, KW, C, M); others HWIO
+            weight = (kernel[2] * kernel[3], 1, kernel[0], kernel[1]) if family == "depthwise_conv2d" else \
+                unpack(kernel, "HWIO", "OIHW")
+        else:
+            data_nchw, out_nchw = tuple(data), tuple(out)
+            weight = (kernel[0] * kernel[1], 1, kernel[2], kernel[3]) if family == "depthwise_conv2d" else tuple(kernel)
+        strides = [int(s) for s in re.findall(r"\(\((?:yy|xx|i\d|h|w|ax\d)\*(\d+)\)", line)] or [1, 1]
+        if len(strides) == 1:
+            strides = strides * 2
+        dilation = [int(s) for s in re.findall(r"\(r[yx]\*(\d+)\)", line)] or [1, 1]
+        if len(dilation) == 1:
+            dilation = dilation * 2
+        groups = data_nchw[1] if family == "depthwise_conv2d" else max(data_nchw[1] // weight[1], 1)
+        padding = []
+        for axis in range(2):
+            x, k, o, s, d = data_nchw[2 + axis], weight[2 + axis], out_nchw[2 + axis], strides[axis], dilation[axis]
+            fits = [p for p in range(0, d * (k - 1) + 1) if (x + 2 * p - d * (k - 1) - 1) // s + 1 == o]
+            if not fits:
+                return None
+            padding.append(fits[0])
+        return conv_workload(data_nchw, weight, strides, padding, dilation, groups, "float32")
+    if family == "dense" and len(shapes) >= 3 and len(shapes[0]) == 2 and len(shapes[1]) == 2:
+        return dense_workload(shapes[0], shapes[1], "float32")
+    if family == "batch_matmul" and len(shapes) >= 3 and len(shapes[0]) == 3 and len(shapes[1]) == 3:
+        return batch_matmul_workload(shapes[0], shapes[1], "float32")
+    return None
+
+
+def _dag_line(line: str) -> bool:
+    text = line.strip()
+    return bool(text) and bool(_PLACEHOLDER.match(text) or _STAGE.match(text))
+
+
+def _next_is_task(lines: list[str], at: int) -> bool:
+    for line in lines[at + 1:]:
+        if line.strip():
+            return bool(_TASK.match(line))
+    return False
