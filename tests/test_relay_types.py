@@ -149,3 +149,14 @@ def test_printed_ansor_task_list(name):
     assert [t.workload_key for t in parsed.tasks] == [
         "conv2d float32 d=1x3x32x32 w=16x3x3x3 s=2x2 p=1,1,1,1 dl=1x1 g=1", "dense float32 d=1x1024 w=10x1024"]
     assert parsed.tasks[0].args_flat == "1,32,32,3,3,3,3,16,1,16,16,16"
+
+
+def test_many_warnings_of_one_kind_are_summarised(cli, tmp_path):
+    lines = (DATA / "relay/untyped_small.relay.txt").read_text().splitlines()
+    glued = [line + " <- see the log at /tmp/x.txt:100:" if line.strip().startswith("%") else line for line in lines]
+    path = tmp_path / "glued.relay.txt"
+    path.write_text("\n".join(glued) + "\n")
+    result = cli("ingest", path, "--model", "m")
+    warnings = [line for line in result.err.splitlines() if "text after the statement" in line or "more like this" in line]
+    assert len(warnings) == 4 and warnings[-1].endswith("6 more like this (lines 5-10)"), result.err
+    assert ":100:" in result.err and "\N{HUNDRED POINTS SYMBOL}" not in result.err  # plain text, no emoji

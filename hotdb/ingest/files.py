@@ -11,6 +11,7 @@ from pathlib import Path
 from hotdb.errors import HotdbError, ParseError, UsageError
 from hotdb.ingest.base import FOLDER_FILES, Ingestor, Source
 from hotdb.ingest.rows import Parsed
+from hotdb.ingest.warnings import summarise
 
 
 @dataclass
@@ -51,6 +52,7 @@ def _parse(source: Source, ingestor: Ingestor) -> Item:
     except Exception as exc:  # a parser bug must not cost the user a traceback (--debug shows it)
         raise ParseError(source.path, None, f"could not be read as {ingestor.name}: {type(exc).__name__}: {exc} "
                                             f"(if the file is valid, this is a hotdb bug)") from exc
+    parsed.warnings = summarise(parsed.warnings)
     return Item(source, ingestor.name, parsed)
 
 
