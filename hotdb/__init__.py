@@ -6,7 +6,7 @@
     db.top(by="task", coverage=90)
 """
 
-__version__ = "0.1.0"
+from hotdb.version import __version__
 
 
 def __getattr__(name):

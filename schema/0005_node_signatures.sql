@@ -40,7 +40,7 @@ CREATE TABLE node_calls (
     line_no            INTEGER
 );
 
--- the rows stored so far, split as queries/load/split_nodes.sql splits an ingest's (a
+-- the rows stored so far, split as the loader of schema 5 split an ingest's (a
 -- copy, not a reference: a migration must mean the same when that file changes)
 CREATE TEMP TABLE migrated_signatures AS
 SELECT (row_number() OVER (PARTITION BY run_id ORDER BY first_node_index, first_row) - 1)::INTEGER AS signature_id, *

@@ -51,12 +51,8 @@ def ingest_both(tmp_path, monkeypatch, files, name="m"):
     return out
 
 
-@pytest.mark.parametrize("chunk_rows", [1 << 20, 4])
 @pytest.mark.parametrize("report", ["resnet50_nhwc.report.csv", "resnet50_nhwc.report.json"])
-def test_streamed_report_stores_what_the_row_reader_stores(tmp_path, monkeypatch, report, chunk_rows):
-    from hotdb.store import loader
-
-    monkeypatch.setattr(loader, "CALL_CHUNK_ROWS", chunk_rows)  # 4: the calls arrive in several chunks
+def test_streamed_report_stores_what_the_row_reader_stores(tmp_path, monkeypatch, report):
     files = [REPORTS / report, DATA.parent.parent / "shared" / "formats" / "samples"
              / "ansor_cilog_resnet-50-NHWC-B1-llvm.json"]
     files = [f for f in files if f.exists()]
@@ -140,3 +136,14 @@ def test_any_report_streams_to_the_same_nodes(tmp_path_factory, monkeypatch, pic
     picked = {tuple(v for k, v in FIXTURE_CALLS[index].items() if k not in per_call) for index, _, _ in picks}
     assert len(rows["signatures"]) == len(picked)  # one per distinct kernel, shapes and layouts
     assert streamed["matches"] == rows["matches"]
+
+
+def test_streamed_report_shares_against_the_device_total(tmp_path, monkeypatch):
+    """Report.json()'s device total: the time beyond the calls is one node in both readers."""
+    path = tmp_path / "totals.json"
+    path.write_text(json.dumps({"calls": [{"Name": {"string": "fused_dense"}, "Duration (us)": {"microseconds": 12.3},
+                                           "Count": {"count": 1}, "Device": {"string": "cpu0"}}],
+                                "device_metrics": {"cpu0": {"Duration (us)": {"microseconds": 334.2}}}}))
+    rows, streamed = ingest_both(tmp_path, monkeypatch, [path])
+    assert streamed["nodes"] == rows["nodes"] and len(rows["nodes"]) == 2
+    assert streamed["runs"] == rows["runs"]

@@ -126,8 +126,14 @@ def test_non_editable_install_finds_its_sql(tmp_path, vgg16):
                    check=True, capture_output=True, timeout=300)
     wheel = next((tmp_path / "dist").glob("hotdb-*.whl"))
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=120)
     py = venv / "bin" / "python"
+    # hotdb's dependencies as this test runs with them, whether this is a virtual environment
+    # or a system Python (`--system-site-packages` would see the base interpreter's only):
+    # their folders on the new environment's path, after its own site-packages
+    purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    Path(purelib, "outer.pth").write_text("\n".join(p for p in sys.path if p.endswith("-packages")) + "\n")
     subprocess.run([py, "-m", "pip", "install", "--no-deps", "--force-reinstall", wheel], check=True,
                    capture_output=True, timeout=300)
     env = {**os.environ, "PYTHONPATH": ""}

@@ -87,7 +87,7 @@ seen = set()
 deadline = time.time() + 60
 while time.time() < deadline:
     try:
-        n = duckdb.sql("SELECT count(*) FROM read_parquet('{lake}/model=*/run=*/nodes.parquet', hive_partitioning = true)").fetchall()[0][0]
+        n = duckdb.sql("SELECT count(*) FROM read_parquet('{lake}/model=*/run=*/node_calls.parquet', hive_partitioning = true)").fetchall()[0][0]
     except duckdb.IOException:  # no run yet: no nodes file
         n = 0
     seen.add(n)
@@ -121,5 +121,5 @@ def test_export_then_compact_keeps_every_view(tmp_path, vgg16):
     hotdb("--lake", lake, *jobs(vgg16)[2][:1], TVM09_TABLE, "--model", "c")  # writers go on after a compaction
     assert len(json.loads(hotdb("--lake", lake, "runs", "-f", "json").stdout)) == 5
     manifests = {r["table"]: r["files"] for r in json.loads(hotdb("lake", "manifest", lake, "-f", "json").stdout)}
-    listed = (lake / "_manifests/nodes/manifest").read_text().split()
-    assert manifests["nodes"] == len(listed) == 3 and all(Path(u.removeprefix("file://")).exists() for u in listed)
+    listed = (lake / "_manifests/node_calls/manifest").read_text().split()
+    assert manifests["node_calls"] == len(listed) == 3 and all(Path(u.removeprefix("file://")).exists() for u in listed)

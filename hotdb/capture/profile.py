@@ -29,8 +29,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from hotdb import __version__
+from hotdb.version import __version__
 from hotdb.errors import UsageError
+from hotdb.ingest.derive import derive
 from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow, TaskRow
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -150,14 +151,14 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
         # A builtin's instrumented time is mostly the callback's own overhead: it counts 0,
         # and what the VM spends outside kernels goes to the one `vm.overhead` node below.
         times = samples.get(key) or [0.0]
-        node = NodeRow(
+        node = derive(NodeRow(
             node_index=index, node_name=call["symbol"], func_name=call["symbol"],
             time_us=float(np.median(times)), input_shapes=[list(s) for s in call["shapes"][:-1]] if call["kernel"] else None,
             input_dtypes=list(call["dtypes"][:-1]) if call["kernel"] else None,
             out_shape=list(call["shapes"][-1]) if call["kernel"] and call["shapes"] else None,
             out_dtype=call["dtypes"][-1] if call["kernel"] and call["dtypes"] else None,
             num_inputs=len(call["shapes"]) - 1 if call["kernel"] else None, device=str(dev), is_kernel=call["kernel"],
-        ).derive()
+        ))
         if not call["kernel"]:
             node.kernel_family = "vm_builtin"
         profile.nodes.append(node)

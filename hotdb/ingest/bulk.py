@@ -4,55 +4,29 @@ A million calls of one model carry a few hundred distinct (kernel, argument shap
 layouts) signatures. For a report larger than STREAM_BYTES, DuckDB's own readers do the
 per-call work: a CSV is scanned twice, streaming (a JSON report is one object: it is
 read once into a table, scanned twice): once for the per-call columns (signature hash,
-time, count, device), kept in a DuckDB table in file order, and once for the distinct
-signatures, which Python canonicalises exactly as the row-by-row reader does
-(NodeRow.derive). The loader stores a node_signatures row per signature and the calls as
-node_calls rows pointing to them, inside DuckDB. No call becomes a Python object; what
-stays in memory is a few numbers per call, in DuckDB.
+time, count, device), checked, and written in file order to a temporary Parquet file,
+and once for the distinct signatures, which Python canonicalises exactly as the
+row-by-row reader does (derive.py). The reader returns a NodeTable, a description of
+where its rows are; the loader stores a node_signatures row per signature and reads the
+calls from the file into node_calls, inside its own DuckDB. No call becomes a Python
+object.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
-from dataclasses import dataclass
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
 
 import duckdb
 
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import INT32_MAX, NodeRow
-from hotdb.settings import connect
-
-
-@dataclass
-class NodeTable:
-    """The nodes of one profile, columnar: `calls` (a table of `con` in file order: its
-    rowid is the node index; signature, time_us, calls_real, device) and one derived
-    NodeRow per signature, in order of first call."""
-
-    con: duckdb.DuckDBPyConnection
-    calls: str
-    signatures: dict[int, NodeRow]
-    count: int
-    first_line: int | None  # the line of the first call (CSV); None where calls have no lines (JSON)
-
-    def per_call_sql(self) -> str:
-        """The per-call columns, for the loader to join with the signatures."""
-        line = "NULL::INTEGER" if self.first_line is None else f"(rowid + {self.first_line})::INTEGER"
-        return (f"SELECT rowid::INTEGER AS node_index, signature, time_us, greatest(trunc(calls_real), 1)::INTEGER AS calls, "
-                f"device, {line} AS line_no FROM {self.calls}")
-
-    def devices(self) -> list[str]:
-        return [row[0] for row in self.con.execute(
-            f"SELECT DISTINCT device FROM {self.calls} WHERE device IS NOT NULL ORDER BY 1").fetchall()]
-
-    def signature_ids(self) -> dict[str, list]:
-        """The reader's signature hash -> signature_id (0, 1, ... by first call), with the
-        per-call columns a call takes from its signature's example (a report prints no
-        share or start time)."""
-        rows = list(self.signatures.values())
-        return {"signature": list(self.signatures), "signature_id": list(range(len(rows))),
-                "reported_share_pct": [r.reported_share_pct for r in rows], "start_us": [r.start_us for r in rows]}
+from hotdb.ingest.rows import INT32_MAX, NodeTable
+from hotdb.store.connection import connect
 
 
 def _literal(text: str) -> str:
@@ -76,25 +50,36 @@ def read_report_csv(source: Source, make_node) -> NodeTable:
         raise source.error(1, "expected a header with 'Name' and 'Duration (us)'")
     # the header as read, every column text: no sniffing, so a bad row is reported, not guessed around
     columns = ", ".join(f"{_literal(name)}: 'VARCHAR'" for name in header)
-    scan = (f"read_csv({_literal(str(source.path))}, auto_detect = false, header = true, delim = ',', "
+    scan = (f"read_csv($path, auto_detect = false, header = true, delim = ',', "
             f"quote = '\"', escape = '\"', columns = {{{columns}}}, strict_mode = true, parallel = true)")
     # the calls in file order (insertion order is kept): a call's line is its row number + 2
-    return _node_table(source, con=connect(), scan=scan, header=header, make_node=make_node, first_line=2)
+    with connect() as con:
+        return _node_table(source, con=con, scan=scan, header=header, make_node=make_node, first_line=2)
 
 
 def read_report_json(source: Source, make_node) -> NodeTable:
     """A Report .json() of any size. It is one JSON object, so DuckDB's reader holds it
     whole while it reads (native memory, not Python objects). Each metric
     ({"microseconds": 12.5}) becomes its value as text, as in the row-by-row reader."""
-    con = connect()
-    scan = f"read_json({_literal(str(source.path))}, maximum_object_size = {source.size + 1})"
-    try:
-        # materialised: the file is parsed once, then scanned twice as a table
-        con.execute(f"CREATE TEMP TABLE report_calls AS SELECT unnest(calls) AS call FROM {scan}")
-        described = con.execute("DESCRIBE SELECT call.* FROM report_calls").fetchall()
-    except duckdb.Error as exc:
-        raise source.error(None, f"expected a Report JSON object with a list of call objects: {_first_line(exc)}",
-                           field="calls") from None
+    with connect() as con:
+        scan = f"read_json($path, maximum_object_size = {int(source.size) + 1})"
+        try:
+            # materialised: the file is parsed once, then scanned twice as a table
+            con.execute(f"CREATE TEMP TABLE report AS SELECT * FROM {scan}", {"path": str(source.path)})
+            con.execute("CREATE TEMP TABLE report_calls AS SELECT unnest(calls) AS call FROM report")
+            described = con.execute("DESCRIBE SELECT call.* FROM report_calls").fetchall()
+        except duckdb.Error as exc:
+            raise source.error(None, f"expected a Report JSON object with a list of call objects: {_first_line(exc)}",
+                               field="calls") from None
+        totals = {}
+        if "device_metrics" in {r[0] for r in con.execute("DESCRIBE report").fetchall()}:
+            from hotdb.ingest.profile_report import device_totals
+
+            totals = device_totals(json.loads(con.execute("SELECT to_json(device_metrics) FROM report").fetchall()[0][0]))
+        return _json_calls(source, con, described, make_node, totals)
+
+
+def _json_calls(source: Source, con, described, make_node, totals: dict[str, float]) -> NodeTable:
     types = {row[0]: row[1] for row in described}
     if "Duration (us)" not in types or "Name" not in types:
         raise source.error(None, "expected calls with 'Name' and 'Duration (us)'", field="calls")
@@ -105,17 +90,19 @@ def read_report_json(source: Source, make_node) -> NodeTable:
             column = f"struct_extract_at({column}, 1)"
         values.append(f"{column}::VARCHAR AS {_ident(key)}")
     calls = f"(SELECT {', '.join(values)} FROM report_calls)"
-    return _node_table(source, con, calls, list(types), make_node, first_line=None)
+    return _node_table(source, con, calls, list(types), make_node, first_line=None, totals=totals)
 
 
 # a metric object as Report.json() writes one: {"microseconds": 12.5}, {"string": "cpu0"}
 _METRIC_TYPE = re.compile(r'^STRUCT\("?(string|count|microseconds|percent|ratio)"? [A-Z]+\)$')
 
 
-def _node_table(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None) -> NodeTable:
+def _node_table(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None,
+                totals: dict[str, float] | None = None) -> NodeTable:
     """Scan the calls twice: their per-call columns into a table, in order (a call's row
     number is its node index), and their distinct signatures, each canonicalised once.
     An error names the call's line, or where calls have no lines, its index."""
+    params = {"path": str(source.path)} if "$path" in scan else {}
 
     def where(row: int) -> tuple[int | None, str | None]:
         return (None, f"calls[{row}]") if first_line is None else (row + first_line, None)
@@ -135,7 +122,7 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
                    coalesce(TRY_CAST(replace(nullif({count}, ''), ',', '') AS DOUBLE), 1) AS calls_real,
                    nullif({count}, '') IS NOT NULL AND TRY_CAST(replace({count}, ',', '') AS DOUBLE) IS NULL AS bad_count,
                    nullif({device}, '') AS device
-            FROM {scan}""")
+            FROM {scan}""", params)
     except duckdb.Error as exc:
         raise _reader_error(source, exc, header) from None
     bad = con.execute("""
@@ -146,7 +133,7 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
         row, bad_time, time_us, bad_count = bad[0]
         line, field = where(row)
         column = "Duration (us)" if bad_time or time_us is not None and not 0 <= time_us < float("inf") else "Count"
-        found = con.execute(f"SELECT {_ident(column)} FROM {scan} LIMIT 1 OFFSET {row}").fetchall()[0][0]
+        found = con.execute(f"SELECT {_ident(column)} FROM {scan} LIMIT 1 OFFSET {int(row)}", params).fetchall()[0][0]
         if column == "Count":  # the row-by-row reader's words (profile_report._node)
             expected = "an integer" if bad_count else "a count below 2^31"
         else:
@@ -159,14 +146,35 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
     first_row = dict(con.execute("SELECT signature, min(rowid) FROM calls GROUP BY signature").fetchall())
     distinct = con.execute(f"""
         SELECT {signature} AS signature, {', '.join(f'any_value({_ident(c)})' for c in keyed)}
-        FROM {scan} GROUP BY ALL""").fetchall()
+        FROM {scan} GROUP BY ALL""", params).fetchall()
     signatures = {}
     for sig, *values in sorted(distinct, key=lambda found: first_row[found[0]]):
         call = dict(zip(keyed, values))
         call["Duration (us)"] = "0"
         line, _ = where(first_row[sig])
         signatures[sig] = make_node(line, call)
-    return NodeTable(con, "calls", signatures, total, first_line)
+    if totals:  # what each device's total holds beyond the calls: nodes, as the row reader makes them
+        from hotdb.ingest.profile_report import rest_nodes
+
+        listed = dict(con.execute("SELECT device, sum(time_us) FROM calls GROUP BY device").fetchall())
+        for node in rest_nodes(totals, listed, total, first_index=total):
+            number = con.execute("SELECT hash($name)", {"name": node.func_name}).fetchall()[0][0]
+            con.execute("INSERT INTO calls VALUES ($sig, $t, false, 1, false, $device)",
+                        {"sig": number, "t": node.time_us, "device": node.device})
+            signatures[number] = node
+            total += 1
+    devices = [row[0] for row in con.execute(
+        "SELECT DISTINCT device FROM calls WHERE device IS NOT NULL ORDER BY 1").fetchall()]
+    folder = Path(tempfile.mkdtemp(prefix="hotdb-calls-"))
+    line = "NULL::INTEGER" if first_line is None else f"(rowid + {int(first_line)})::INTEGER"
+    con.execute(f"""
+        COPY (SELECT rowid::INTEGER AS node_index, signature, time_us,
+                     greatest(trunc(calls_real), 1)::INTEGER AS calls, device, {line} AS line_no
+              FROM calls ORDER BY rowid)
+        TO $path (FORMAT parquet)""", {"path": str(folder / "calls.parquet")})
+    table = NodeTable(folder / "calls.parquet", signatures, total, devices, sum(totals.values()) if totals else None)
+    weakref.finalize(table, shutil.rmtree, folder, True)  # the loader is done with it, or never came
+    return table
 
 
 def _reader_error(source: Source, exc: duckdb.Error, header: list[str]):

@@ -20,6 +20,7 @@ import json
 
 from hotdb.ingest.base import DUMP_FILES, Source
 from hotdb.ingest.graph_json import load_json_value
+from hotdb.ingest.derive import derive
 from hotdb.ingest.rows import GraphNodeRow, NodeRow, Parsed, RunInfo
 
 
@@ -61,14 +62,14 @@ class DebugDump:
             attrs = node.get("attrs") or {}
             dtype = str(attrs.get("T", "")).removeprefix("type: ") or None
             layouts = {k: v for k, v in attrs.items() if "layout" in k and v}
-            row = NodeRow(
+            row = derive(NodeRow(
                 node_index=len(parsed.nodes), node_name=name, func_name=str(attrs.get("func_name") or node.get("op")),
                 time_us=duration, out_shape=list(node.get("shape") or []) or None, out_dtype=dtype,
                 input_shapes=input_shapes if all(s is not None for s in input_shapes) else None,
                 num_inputs=len(inputs), num_outputs=int(attrs.get("num_outputs", 1)), start_us=begin,
                 kernel_hash=attrs.get("hash"),
                 layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
-            ).derive(derived)
+            ), derived)
             parsed.nodes.append(row)
             parsed.graph_nodes.append(GraphNodeRow(
                 node_index=row.node_index, node_name=name, func_name=row.func_name, input_shapes=row.input_shapes,

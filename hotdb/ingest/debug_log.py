@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import derive
 from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow
 from hotdb.ingest.text import line_ranges, line_runs
 
@@ -67,8 +68,8 @@ class DebugLog:
         for index, op in enumerate(sorted(samples)):
             name, line_no = names[op]
             times = samples[op]
-            parsed.nodes.append(NodeRow(node_index=index, node_name=name, func_name=name,
-                                        time_us=sum(times) / len(times), line_no=line_no).derive())
+            parsed.nodes.append(derive(NodeRow(node_index=index, node_name=name, func_name=name,
+                                        time_us=sum(times) / len(times), line_no=line_no)))
             parsed.samples.extend(SampleRow(index, k, t) for k, t in enumerate(times))
         if skipped:
             parsed.warnings.append(f"{source.name}: {len(skipped)} lines are not kernel times and were skipped "

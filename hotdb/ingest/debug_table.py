@@ -16,6 +16,7 @@ import ast
 import re
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import derive
 from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo, SampleRow
 
 # Columns are separated by two or more spaces, or by tabs where an editor converted them.
@@ -94,7 +95,7 @@ class DebugTable:
             if not _SHAPE.match(shape_text):
                 raise source.error(line_no, f"expected a shape like (1, 64, 56, 56), found {shape_text!r}", field="Shape")
             time_us = _number(source, line_no, cells, index["Time(us)"], "Time(us)")
-            node = NodeRow(
+            node = derive(NodeRow(
                 node_index=len(parsed.nodes),
                 node_name=node_name,
                 func_name=cells[index["Ops"]],
@@ -105,7 +106,7 @@ class DebugTable:
                 num_inputs=_integer(source, line_no, cells, index["Inputs"], "Inputs"),
                 num_outputs=_integer(source, line_no, cells, index["Outputs"], "Outputs"),
                 line_no=line_no,
-            ).derive()
+            ))
             outputs_seen[node_name] = node.output_index + 1
             if "Start Time" in index:
                 node.start_us = _clock_us(source, line_no, cells[index["Start Time"]])

@@ -25,6 +25,7 @@ import json
 import re
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import derive
 from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo
 
 _ARG = re.compile(r"(\w+)\[([\d,\s]*)\]")
@@ -116,8 +117,9 @@ def _parse_streamed(source: Source) -> Parsed:
         table = variant = None  # a printed table aggregates calls, so it is never large
     if table is None:
         return ProfileReport().parse(Source(source.path, source.content))
-    parsed = Parsed(role="profile", run=RunInfo(variant=f"report {variant}"), node_table=table)
-    parsed.run.device = ",".join(table.devices()) or None
+    parsed = Parsed(role="profile", run=RunInfo(variant=f"report {variant}", reported_total_us=table.reported_total_us),
+                    node_table=table)
+    parsed.run.device = ",".join(table.devices) or None
     return parsed
 
 
@@ -129,14 +131,34 @@ def _rest_of_totals(parsed: Parsed, totals: dict[str, float], rows: int) -> None
     for node in parsed.nodes:
         by_device[node.device] = by_device.get(node.device, 0.0) + node.time_us
     parsed.run.reported_total_us = sum(totals.values())
+    parsed.nodes.extend(rest_nodes(totals, by_device, rows, first_index=len(parsed.nodes)))
+
+
+def rest_nodes(totals: dict[str, float], listed: dict[str | None, float], rows: int, first_index: int) -> list[NodeRow]:
+    """The `(rest of <device> total)` nodes: what each device's total holds beyond the time
+    of its listed calls (`listed`: time per device; calls without a Device count for the one
+    device when there is one), when more than the report's rounding of `rows` cells."""
+    out = []
     for device, total in sorted(totals.items()):
-        listed = by_device.get(device, 0.0) if device in by_device else (
-            by_device.get(None, 0.0) if len(totals) == 1 else 0.0)  # calls without a Device: the one device
-        rest = total - listed
+        time_listed = listed.get(device, 0.0) if device in listed else (listed.get(None, 0.0) if len(totals) == 1 else 0.0)
+        rest = total - time_listed
         if rest > 0.01 * rows + 0.005:  # cells are printed with two decimals
-            parsed.nodes.append(NodeRow(
-                node_index=len(parsed.nodes), node_name=f"{REST_PREFIX}{device} total)", func_name=f"{REST_PREFIX}{device} total)",
-                time_us=rest, device=device, is_kernel=True, kernel_family="unlisted"))
+            name = f"{REST_PREFIX}{device} total)"
+            out.append(NodeRow(node_index=first_index + len(out), node_name=name, func_name=name, time_us=rest,
+                               device=device, is_kernel=True, kernel_family="unlisted"))
+    return out
+
+
+def device_totals(metrics) -> dict[str, float]:
+    """Each device's total time from a Report.json() `device_metrics` object."""
+    totals = {}
+    for device, frame in (metrics.items() if isinstance(metrics, dict) else ()):
+        duration = frame.get("Duration (us)") if isinstance(frame, dict) else None
+        if isinstance(duration, dict) and len(duration) == 1:
+            duration = next(iter(duration.values()))
+        if isinstance(duration, (int, float)) and duration >= 0 and duration != float("inf"):
+            totals[str(device)] = float(duration)
+    return totals
 
 
 def _counter_table(lines: list[str]) -> list[str] | None:
@@ -174,7 +196,7 @@ def _node(source: Source, index: int, line_no: int | None, call: dict, derived: 
         raise source.error(line_no, f"expected a count below 2^31, found {call.get('Count')!r}", field="Count")
     shapes, dtypes = _argument_shapes(source, line_no, call.get("Argument Shapes"))
     layouts = {k: _text(v) for k, v in call.items() if "layout" in k and _text(v)}
-    node = NodeRow(
+    node = derive(NodeRow(
         node_index=index, node_name=name or "(unnamed)", func_name=name or "(unnamed)", time_us=time_us,
         calls=max(count, 1),
         input_shapes=shapes[:-1] if shapes else None, input_dtypes=dtypes[:-1] if dtypes else None,
@@ -182,7 +204,7 @@ def _node(source: Source, index: int, line_no: int | None, call: dict, derived: 
         num_inputs=len(shapes) - 1 if shapes else None, device=_text(call.get("Device")), line_no=line_no,
         kernel_hash=_text(call.get("Hash")), layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
         is_kernel=not _BUILTIN.match(name),
-    ).derive(derived)
+    ), derived)
     if not node.is_kernel:
         node.kernel_family = "vm_builtin"
     return node
@@ -223,15 +245,7 @@ def _from_json(source: Source, text: str) -> tuple[list[tuple[int | None, dict]]
         if "Duration (us)" not in flat:
             raise source.error(None, f"call {i} has no 'Duration (us)'", field=f"calls[{i}]")
         calls.append((None, flat))
-    totals = {}
-    metrics = report.get("device_metrics")
-    for device, frame in (metrics.items() if isinstance(metrics, dict) else ()):
-        duration = frame.get("Duration (us)") if isinstance(frame, dict) else None
-        if isinstance(duration, dict) and len(duration) == 1:
-            duration = next(iter(duration.values()))
-        if isinstance(duration, (int, float)) and duration >= 0 and duration != float("inf"):
-            totals[str(device)] = float(duration)
-    return calls, totals
+    return calls, device_totals(report.get("device_metrics"))
 
 
 def _from_csv(source: Source, text: str) -> list[tuple[int | None, dict]]:

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING
+from pathlib import Path
 
-from hotdb.workload import Workload, flat_dims, logical_operands, logical_output_shape, parse_kernel_name
-
-if TYPE_CHECKING:
-    from hotdb.ingest.bulk import NodeTable
+from hotdb.workload import Workload
 
 Shape = list[int]
 INT32_MAX = 2**31 - 1  # the largest value of an INTEGER column (shapes, counts, indexes)
@@ -51,22 +48,6 @@ class NodeRow:
     layouts: str | None = None  # JSON object
     is_kernel: bool = True
 
-    def derive(self, cache: dict | None = None) -> "NodeRow":
-        """Fill the columns that follow from the kernel symbol and the shapes. With a cache
-        (one per file), each distinct signature is canonicalised once."""
-        if cache is None:
-            derive_kernel_columns(self)
-            return self
-        key = (self.func_name, repr(self.input_shapes), repr(self.out_shape), self.layouts)
-        derived = cache.get(key)
-        if derived is None:
-            derive_kernel_columns(self)
-            cache[key] = tuple(getattr(self, name) for name in DERIVED_COLUMNS)
-        else:
-            for name, value in zip(DERIVED_COLUMNS, derived):
-                setattr(self, name, value)
-        return self
-
 
 # how `nodes` is stored (schema/0005): what varies per call, and the kernel signature
 # that a run stores once however many calls share it
@@ -75,27 +56,6 @@ SIGNATURE_COLUMNS = ("node_name", "output_index", "func_name", "out_shape", "out
                      "num_inputs", "num_outputs", "kernel_family", "func_base", "func_number", "out_shape_logical",
                      "workload_key", "data_shape_logical", "weight_shape_logical", "args_flat", "kernel_hash", "layouts",
                      "is_kernel")
-
-DERIVED_COLUMNS = ("kernel_family", "func_base", "func_number", "out_shape_logical", "data_shape_logical",
-                   "weight_shape_logical", "args_flat")
-
-
-def derive_kernel_columns(row) -> None:
-    """Kernel family, numbering and logical shapes of a node or graph node, from its
-    symbol, output shape and (when known) input shapes and layout attributes."""
-    kernel = parse_kernel_name(row.func_name)
-    layouts = json.loads(row.layouts) if row.layouts else {}
-    if hasattr(row, "kernel_family"):
-        row.kernel_family, row.func_base, row.func_number = kernel.family, kernel.base, kernel.number
-        out_layout = layouts.get("out_layout") or layouts.get("data_layout")
-        logical = logical_output_shape(kernel.family, row.out_shape, out_layout)
-        row.out_shape_logical = list(logical) if logical is not None else None
-    if row.input_shapes:
-        operands = logical_operands(kernel.family, row.input_shapes, layouts, kernel.variant == "winograd")
-        if operands is not None:
-            row.data_shape_logical, row.weight_shape_logical = list(operands[0]), list(operands[1])
-        row.args_flat = flat_dims(list(row.input_shapes) + ([row.out_shape] if row.out_shape is not None else []))
-
 
 @dataclass(slots=True)
 class GraphNodeRow:
@@ -218,10 +178,30 @@ class RunInfo:
 
 
 @dataclass
+class NodeTable:
+    """A profile too large to hold as NodeRows, as its reader left it: the per-call columns
+    in a Parquet file (node_index, signature, time_us, calls, device, line_no; file order),
+    and one NodeRow per distinct signature, keyed by the signature number the calls carry,
+    in order of first call. A description of where the rows are, not an open connection:
+    the loader reads the file, and removes it (ingest/bulk.py writes it)."""
+
+    calls_path: Path
+    signatures: dict[int, NodeRow]
+    count: int
+    devices: list[str] = field(default_factory=list)
+    reported_total_us: float | None = None  # the devices' totals, when the report gives them
+
+
+#: what a source is to a build: "profile" (times: a run), "ir" (the model's operators),
+#: "tasks" (tuning tasks and records), "graph" (structure with shapes, no times)
+ROLES = ("profile", "ir", "tasks", "graph")
+
+
+@dataclass
 class Parsed:
     """Everything one file yields. `run` is set for profiles only."""
 
-    role: str  # "profile" | "ir" | "tasks" | "graph"
+    role: str  # one of ROLES
     nodes: list[NodeRow] = field(default_factory=list)
     graph_nodes: list[GraphNodeRow] = field(default_factory=list)
     samples: list[SampleRow] = field(default_factory=list)
@@ -231,7 +211,7 @@ class Parsed:
     workloads: dict[str, Workload] = field(default_factory=dict)
     run: RunInfo | None = None
     warnings: list[str] = field(default_factory=list)
-    node_table: "NodeTable | None" = None  # a large profile's nodes, columnar in DuckDB (bulk.py)
+    node_table: NodeTable | None = None  # a large profile's nodes (bulk.py)
 
     def add_workload(self, workload: Workload | None) -> str | None:
         if workload is None:

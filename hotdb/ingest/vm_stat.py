@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import derive
 from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo
 from hotdb.ingest.text import line_ranges
 
@@ -82,7 +83,7 @@ class VmStat:
             if shapes:
                 node.input_shapes, node.out_shape = shapes[:-1] or None, shapes[-1]
                 node.num_inputs = len(shapes) - 1
-            parsed.nodes.append(node.derive())
+            parsed.nodes.append(derive(node))
         if not parsed.nodes:
             raise source.error(at + 1, "the table has a header but no rows")
         if skipped:

@@ -18,12 +18,22 @@ from pathlib import Path
 import duckdb
 
 from hotdb.errors import DatabaseError
-from hotdb.settings import connect
 from hotdb.store.resources import query_files, schema_files, sql_dir
 from hotdb.store.sqlfiles import read_view
 
 DEFAULT_DB = "hotdb.duckdb"
 LOCK_TIMEOUT_S = float(os.environ.get("HOTDB_LOCK_TIMEOUT", "30"))
+
+
+def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with hotdb's settings. HOTDB_MEMORY_LIMIT (e.g. 500MB) caps
+    DuckDB's buffer pool, and with it the memory of an ingest of any size: what does not
+    fit spills to disk (DuckDB's default is 80 % of RAM)."""
+    limit = os.environ.get("HOTDB_MEMORY_LIMIT")
+    con = duckdb.connect(database, read_only=read_only, config={"memory_limit": limit} if limit else {})
+    # DuckDB draws a progress bar for queries over 2 s on stdout, into `-f json|csv` output
+    con.execute("SET enable_progress_bar = false")
+    return con
 
 
 def default_path() -> Path:

@@ -19,6 +19,11 @@ Readers (every command with --lake) get an in-memory DuckDB whose tables are vie
 the files, with the same views (queries/) on top. Stored matches are versioned by
 `computed_at` (an ingest of IR or tasks re-matches its model's older runs in new files):
 readers keep each run's newest.
+
+The lake holds the tables a database file holds, as the schema defines them (`tables()`):
+a schema change is made once, in schema/. Which rows of a table an ingest wrote follows
+from the table's key column (ingest, run, source or model id). Lakes written before
+schema 6 kept nodes whole (`nodes.parquet`); they are read as one signature per node.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import secrets
 import shutil
 import time
 import uuid
+from functools import cache
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -37,15 +43,39 @@ import duckdb
 
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.store.connection import LOCK_TIMEOUT_S, Store
-from hotdb.store.loader import LoadResult, insert_nodes, load
+from hotdb.store.loader import LoadResult, load
 from hotdb.store.resources import sql_dir
 
-# every table an ingest writes, and the column that ties a row to its ingest
-RUN_TABLES = ("runs", "nodes", "node_samples")
-SOURCE_TABLES = ("ir_calls", "tasks", "tuning_records", "graph_nodes")
-TABLES = ("models", "ingests", "sources", *RUN_TABLES, *SOURCE_TABLES, "workloads", "kernel_match_results")
+# tables of the schema that hold no data of a model: the database's own bookkeeping
+_NOT_DATA = ("schema_migrations", "hotdb_meta", "family_compat")
+# the columns that tie a row to an ingest, most specific first
+_KEYS = ("ingest_id", "run_id", "source_id", "model_id")
 ID_RANGE_BITS = 24
+# the rows of a table that ingest $ingest wrote, by the table's key column
+_INGEST_ROWS = {
+    "ingest_id": "ingest_id = $ingest",
+    "run_id": "run_id IN (SELECT run_id FROM runs WHERE ingest_id = $ingest)",
+    "source_id": "source_id IN (SELECT source_id FROM sources WHERE ingest_id = $ingest)",
+    "model_id": "model_id = (SELECT model_id FROM ingests WHERE ingest_id = $ingest)",
+    None: "true",  # every workload the ingest's rows name; readers keep one row per key
+}
+# what the ladder re-decided: every run of the model when IR or tasks came, else the new run
+_REMATCHED_ROWS = ("run_id IN (SELECT run_id FROM runs WHERE ingest_id = $ingest) OR (EXISTS (SELECT 1 FROM sources "
+                   "WHERE ingest_id = $ingest AND role <> 'profile') AND run_id IN (SELECT run_id FROM runs WHERE "
+                   "model_id = (SELECT model_id FROM ingests WHERE ingest_id = $ingest)))")
 CLAIM_STALE_S = 600.0
+
+
+@cache
+def tables() -> dict[str, str | None]:
+    """Every data table of the schema, with the column that ties its rows to an ingest
+    (None: rows shared by every ingest that meets them, e.g. workloads)."""
+    with Store(":memory:") as store:
+        names = [r[0] for r in store.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE NOT internal ORDER BY table_name").fetchall()
+            if r[0] not in _NOT_DATA]
+        columns = {name: {r[0] for r in store.con.execute(f"DESCRIBE {name}").fetchall()} for name in names}
+    return {name: next((k for k in _KEYS if k in columns[name]), None) for name in names}
 
 
 def model_id_of(name: str) -> int:
@@ -53,23 +83,18 @@ def model_id_of(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") >> 2
 
 
-def table_sql(table: str, files: list[str]) -> str:
-    """The query reading one lake table from its files (queries/lake/: a table's own file
-    where several files may hold one row, else table.sql)."""
+def table_sql(table: str) -> str:
+    """The query reading one lake table from its files, the list $files (queries/lake/: a
+    table's own file where several files may hold one row, else table.sql)."""
     folder = sql_dir("queries") / "lake"
     path = folder / f"{table}.sql"
-    text = (path if path.exists() else folder / "table.sql").read_text(encoding="utf-8")
-    listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
-    return text.format(files=listed)
+    return (path if path.exists() else folder / "table.sql").read_text(encoding="utf-8")
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, sql: str) -> None:
-    """Add rows to a table; `nodes` rows are split into signatures and calls as an ingest's are.
-    (The lake stores `nodes` as one file per folder: Parquet dictionary-encodes what repeats.)"""
-    if table == "nodes":
-        insert_nodes(con, sql)
-    else:
-        con.execute(f"INSERT INTO {table} BY NAME {sql}")
+def _legacy_sql(table: str) -> str | None:
+    """How a table is read from the `nodes.parquet` files of lakes written before schema 6."""
+    path = sql_dir("queries") / "lake" / f"legacy_{table}.sql"
+    return path.read_text(encoding="utf-8") if path.exists() else None
 
 
 def _quote(value: str) -> str:
@@ -95,6 +120,18 @@ class Lake:
     def files(self, table: str, folders: list[Path]) -> list[str]:
         return [str(f / f"{table}.parquet") for f in folders if (f / f"{table}.parquet").exists()]
 
+    def _relation(self, con: duckdb.DuckDBPyConnection, table: str, folders: list[Path]) -> str | None:
+        """A query reading a table's rows from these folders (old layouts included), over
+        views of their files that the Parquet reader made (no path is written into SQL);
+        None when no folder holds the table."""
+        parts = []
+        for kind, sql, files in (("new", table_sql(table), self.files(table, folders)),
+                                 ("old", _legacy_sql(table), self.files("nodes", folders) if _legacy_sql(table) else [])):
+            if files:
+                con.read_parquet(files, union_by_name=True, hive_partitioning=False).create_view(f"_lake_{kind}_{table}")
+                parts.append(f"FROM ({sql.replace('{files}', f'_lake_{kind}_{table}')})")
+        return " UNION ALL BY NAME ".join(parts) if parts else None
+
     # -- reading ------------------------------------------------------------------------
     def reader(self, model: str | None = None) -> Store:
         """An in-memory database whose tables are views over the lake (or one model of it)."""
@@ -102,20 +139,14 @@ class Lake:
             raise DatabaseError(f"no lake at {self.root}; ingest with --lake {self.root} first")
         store = Store(":memory:")
         folders = self.folders(model)
-        for table in TABLES:
-            files = self.files(table, folders)
-            if not files:
+        for table in tables():
+            relation = self._relation(store.con, table, folders)
+            if relation is None:
                 continue  # the migrated, empty table stands in
-            # The files stand in for the migrated table (for `nodes`, the view over its two
-            # tables), read by name into its columns: files written before a column was added
-            # give NULL there.
-            store.con.execute(f"CREATE TABLE _lake_columns_{table} AS FROM {table} LIMIT 0")
-            store.con.execute(f"DROP {'VIEW' if table == 'nodes' else 'TABLE'} {table}")
-            store.con.execute(f"CREATE VIEW {table} AS FROM _lake_columns_{table} UNION ALL BY NAME "
-                              f"FROM ({table_sql(table, files)})")
-            if table == "nodes":  # a lake keeps nodes whole: no empty stand-ins to mislead a query
-                store.con.execute("DROP TABLE node_calls")
-                store.con.execute("DROP TABLE node_signatures")
+            # The files stand in for the migrated table, read by name into its columns:
+            # files written before a column was added give NULL there.
+            store.con.execute(f"ALTER TABLE {table} RENAME TO _lake_columns_{table}")
+            store.con.execute(f"CREATE VIEW {table} AS FROM _lake_columns_{table} UNION ALL BY NAME {relation}")
         return store
 
     def _context(self, model: str, with_runs: bool = True) -> Store:
@@ -124,12 +155,12 @@ class Lake:
         only its own run)."""
         store = Store(":memory:")
         folders = self.folders(model)
-        for table in TABLES:
-            if not with_runs and table in ("nodes", "node_samples", "kernel_match_results"):
+        for table, key in tables().items():
+            if not with_runs and key == "run_id" and table != "runs":
                 continue
-            files = self.files(table, folders)
-            if files:
-                _insert(store.con, table, table_sql(table, files))
+            relation = self._relation(store.con, table, folders)
+            if relation is not None:
+                store.con.execute(f"INSERT INTO {table} BY NAME {relation}")
         if not store.con.execute("SELECT count(*) FROM models").fetchall()[0][0]:
             store.con.execute("INSERT INTO models VALUES (?, ?, now())", [model_id_of(model), model])
         base = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
@@ -175,7 +206,8 @@ class Lake:
             rematch_models(store.con)
             staging = self.root / "_staging" / uuid.uuid4().hex
             staging.mkdir(parents=True)
-            store.con.execute(f"COPY kernel_match_results TO '{staging / 'kernel_match_results.parquet'}' (FORMAT parquet)")
+            store.con.execute("COPY kernel_match_results TO $path (FORMAT parquet)",
+                              {"path": str(staging / "kernel_match_results.parquet")})
             os.rename(staging, self.root / f"model={_quote(model)}" / f"run=_rematch-{uuid.uuid4().hex[:12]}")
 
     def _land(self, store: Store, model: str, ingest_id: int, run_label: str | None) -> str:
@@ -228,28 +260,12 @@ class Lake:
 
     def _write_rows(self, con: duckdb.DuckDBPyConnection, ingest_id: int, folder: Path) -> None:
         """This ingest's rows (and the matches it re-decided) as one Parquet file per table."""
-        runs = "(SELECT run_id FROM runs WHERE ingest_id = $ingest)"
-        sources = "(SELECT source_id FROM sources WHERE ingest_id = $ingest)"
-        model = "(SELECT model_id FROM ingests WHERE ingest_id = $ingest)"
-        selections = {
-            "models": f"SELECT * FROM models WHERE model_id = {model}",
-            "ingests": "SELECT * FROM ingests WHERE ingest_id = $ingest",
-            "sources": "SELECT * FROM sources WHERE ingest_id = $ingest",
-            "runs": "SELECT * FROM runs WHERE ingest_id = $ingest",
-            "nodes": f"SELECT * FROM nodes WHERE run_id IN {runs}",
-            "node_samples": f"SELECT * FROM node_samples WHERE run_id IN {runs}",
-            **{t: f"SELECT * FROM {t} WHERE source_id IN {sources}" for t in SOURCE_TABLES},
-            # every workload the ingest's rows name; readers keep one row per key
-            "workloads": "SELECT * FROM workloads",
-            # what the ladder re-decided: every run of the model when IR or tasks came, else the new run
-            "kernel_match_results": f"""SELECT * FROM kernel_match_results WHERE run_id IN {runs} OR (
-                EXISTS (SELECT 1 FROM sources WHERE ingest_id = $ingest AND role <> 'profile')
-                AND run_id IN (SELECT run_id FROM runs WHERE model_id = {model}))""",
-        }
-        for table, sql in selections.items():
-            sql = sql.replace("$ingest", str(int(ingest_id)))  # COPY takes no prepared parameters
-            if con.execute(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]:
-                con.execute(f"COPY ({sql}) TO '{folder / (table + '.parquet')}' (FORMAT parquet)")
+        for table, key in tables().items():
+            where = _INGEST_ROWS[key] if table != "kernel_match_results" else _REMATCHED_ROWS
+            sql = f"SELECT * FROM {table} WHERE {where}"
+            params = {"ingest": ingest_id} if "$ingest" in where else {}
+            if con.execute(f"SELECT count(*) FROM ({sql})", params).fetchall()[0][0]:
+                con.execute(f"COPY ({sql}) TO $path (FORMAT parquet)", {**params, "path": str(folder / f"{table}.parquet")})
 
     # -- maintenance --------------------------------------------------------------------
     def export(self, db_path: Path) -> dict:
@@ -284,32 +300,27 @@ class Lake:
 
     @staticmethod
     def _copy_model(src, dst, old_model_id: int, new_model_id: int, offset: int) -> None:
-        rows = src.execute("SELECT ingest_id FROM ingests WHERE model_id = ?", [old_model_id]).fetchall()
-        ingest_ids = [r[0] for r in rows]
-        shift = {"ingest_id": offset, "source_id": offset, "run_id": offset, "baseline_run_id": offset}
-        for table in ("ingests", "sources", *RUN_TABLES, *SOURCE_TABLES, "workloads"):
-            if table == "ingests":
-                where = "ingest_id IN (SELECT unnest($ingests))"
-            elif table in ("sources", "runs"):
-                where = "ingest_id IN (SELECT unnest($ingests))"
-            elif table in RUN_TABLES:
-                where = "run_id IN (SELECT run_id FROM runs WHERE ingest_id IN (SELECT unnest($ingests)))"
-            elif table == "workloads":
-                where = "true"
-            else:
-                where = "source_id IN (SELECT source_id FROM sources WHERE ingest_id IN (SELECT unnest($ingests)))"
+        """One model's rows of a database file, its ids moved into the lake's (a fresh range)."""
+        ingests = [r[0] for r in src.execute("SELECT ingest_id FROM ingests WHERE model_id = ?", [old_model_id]).fetchall()]
+        shift = {"ingest_id", "source_id", "run_id", "baseline_run_id"}
+        for table, key in tables().items():
+            if table in ("models", "kernel_match_results"):
+                continue  # the lake's model row is made by the context; matches are re-decided
             columns = [r[0] for r in src.execute(f"DESCRIBE {table}").fetchall()]
-            exprs = [f"{c} + {shift[c]} AS {c}" if c in shift else (f"{new_model_id}::BIGINT AS model_id" if c == "model_id" else c)
+            exprs = [f"{c} + $offset AS {c}" if c in shift else ("$model::BIGINT AS model_id" if c == "model_id" else c)
                      for c in columns]
-            frame = src.sql(f"SELECT {', '.join(exprs)} FROM {table} WHERE {where.replace('$ingests', repr(ingest_ids))}"
-                            ).to_arrow_table()
-            if table == "workloads":
-                dst.execute("INSERT INTO workloads BY NAME SELECT * FROM frame WHERE workload_key NOT IN "
-                            "(SELECT workload_key FROM workloads)")
+            where = _INGEST_ROWS[key].replace("ingest_id = $ingest", "ingest_id IN (SELECT unnest($ingests))")
+            sql = f"SELECT {', '.join(exprs)} FROM {table} WHERE {where}"
+            params = {name: value for name, value in (("offset", offset), ("model", new_model_id), ("ingests", ingests))
+                      if f"${name}" in sql}
+            frame = src.execute(sql, params).to_arrow_table()
+            dst.register("_frame", frame)
+            if key is None:  # workloads: shared by key
+                dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _frame WHERE workload_key NOT IN "
+                            f"(SELECT workload_key FROM {table})")
             else:
-                dst.register("_frame", frame)
-                _insert(dst, table, "SELECT * FROM _frame")
-                dst.unregister("_frame")
+                dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _frame")
+            dst.unregister("_frame")
 
     def manifests(self, prefix: str | None = None) -> dict:
         """Per table, a symlink manifest (one file URI per line) for engines that map a
@@ -317,7 +328,7 @@ class Lake:
         `prefix` replaces the lake's local path in the URIs (e.g. s3://bucket/lake)."""
         folders = self.folders()
         written = {}
-        for table in TABLES:
+        for table in tables():
             files = self.files(table, folders)
             uris = [f"{prefix.rstrip('/')}/{Path(f).relative_to(self.root).as_posix()}" if prefix else "file://" + Path(f).resolve().as_posix()
                     for f in files]
@@ -344,10 +355,11 @@ class Lake:
                 rematch_models(store.con)
                 staging = self.root / "_staging" / uuid.uuid4().hex
                 staging.mkdir(parents=True)
-                for table in TABLES:
+                for table in tables():
                     count = store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
                     if count:
-                        store.con.execute(f"COPY (SELECT * FROM {table}) TO '{staging / (table + '.parquet')}' (FORMAT parquet)")
+                        store.con.execute(f"COPY {table} TO $path (FORMAT parquet)",
+                                          {"path": str(staging / f"{table}.parquet")})
                 # until the old folders are gone, hotdb readers skip them by this list
                 (staging / "_replaces.json").write_text(json.dumps([f"{f.parent.name}/{f.name}" for f in folders]))
                 target = model_dir / f"run=_compact-{uuid.uuid4().hex[:12]}"

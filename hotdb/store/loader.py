@@ -14,16 +14,14 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from hotdb import __version__
+from hotdb.version import __version__
 from hotdb.errors import UsageError
 from hotdb.ingest.base import Source
-from hotdb.ingest.bulk import NodeTable
-from hotdb.ingest.rows import (SIGNATURE_COLUMNS, GraphNodeRow, IrCallRow, NodeRow, Parsed, SampleRow, TaskRow,
-                               TuningRecordRow, column_names)
+from hotdb.ingest.rows import (SIGNATURE_COLUMNS, GraphNodeRow, IrCallRow, NodeRow, NodeTable, Parsed, SampleRow,
+                               TaskRow, TuningRecordRow, column_names)
 from hotdb.store.connection import Store
 from hotdb.store.matches import rematch_models, rematch_runs
 from hotdb.store.resources import sql_dir
-from hotdb.store.sqlfiles import sql_statements
 
 
 @dataclass
@@ -113,68 +111,76 @@ def _unstorable(source: Source, rows: list, schema) -> Exception:
     return RuntimeError("rows could not be converted to Arrow, but every value converts alone")
 
 
-CALL_CHUNK_ROWS = 1 << 20  # calls held as Arrow at a time: about 40 MB
-
-
-def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTable) -> None:
-    """A large profile's nodes: a node_signatures row per signature, and its calls from the
-    reader's DuckDB in Arrow chunks of a million (a chunk, not a stream of small batches,
-    so that DuckDB inserts it on every core), each given its signature's id."""
+def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[NodeRow], calls: str,
+                 params: dict | None = None) -> None:
+    """The one way nodes are stored, whatever read them: a node_signatures row per distinct
+    kernel signature (signature_id = its position in `signatures`), and each call from the
+    relation `calls` (node_index, signature, time_us, calls, device, line_no; `signature`
+    the key of `signatures` it belongs to), as node_calls rows (queries/load/node_calls.sql)."""
     import pyarrow as pa
 
-    signatures = list(table.signatures.values())  # ids 0, 1, ... in this order (NodeTable.signature_ids)
     frame = _typed_arrow(store, source, "node_signatures", list(SIGNATURE_COLUMNS), signatures)
     frame = frame.append_column("signature_id", pa.array(range(len(signatures)), type=pa.int32()))
     _insert_arrow(store, "node_signatures", {"run_id": run_id}, frame)
-    ids = table.signature_ids()
-    store.con.register("_signature_ids", pa.table({**ids, "signature": pa.array(ids["signature"], type=pa.uint64())}))
+    store.con.register("_signature_ids", pa.table({
+        "signature_id": pa.array(range(len(signatures)), type=pa.int32()),
+        "reported_share_pct": pa.array([r.reported_share_pct for r in signatures], type=pa.float64()),
+        "start_us": pa.array([r.start_us for r in signatures], type=pa.float64())}))
     try:
-        reader = table.con.sql(table.per_call_sql()).to_arrow_reader(CALL_CHUNK_ROWS)
-        while True:
-            chunk = _read_rows(reader, CALL_CHUNK_ROWS)
-            if chunk is None:
-                break
-            store.con.register("_calls", chunk)
-            store.con.execute("""
-                INSERT INTO node_calls BY NAME
-                SELECT ? AS run_id, c.node_index, s.signature_id, c.time_us, c.calls, s.reported_share_pct,
-                       s.start_us, c.device, c.line_no
-                FROM _calls AS c JOIN _signature_ids AS s USING (signature)""", [run_id])
-            store.con.unregister("_calls")
+        store.con.execute((sql_dir("queries") / "load" / "node_calls.sql").read_text(encoding="utf-8").format(calls=calls),
+                          {"run_id": run_id, **(params or {})})
     finally:
         store.con.unregister("_signature_ids")
 
 
 def _insert_node_rows(store: Store, source: Source, run_id: int, rows: list[NodeRow]) -> None:
-    """Parsed nodes: typed as `nodes` rows, then split by SQL into signatures and calls."""
-    store.con.register("_rows", _typed_arrow(store, source, "nodes", column_names(NodeRow), rows))
-    try:
-        insert_nodes(store.con, "SELECT ? AS run_id, * FROM _rows", [run_id])
-    finally:
-        store.con.unregister("_rows")
-
-
-def insert_nodes(con, select_sql: str, params: list | None = None) -> None:
-    """Rows with the columns of `nodes` (any runs; a query) stored as node_signatures and
-    node_calls: staged in a temp table that queries/load/split_nodes.sql splits and drops."""
-    con.execute("CREATE TEMP TABLE staged_nodes AS FROM nodes LIMIT 0")
-    con.execute(f"INSERT INTO staged_nodes BY NAME {select_sql}", params or [])
-    for statement in sql_statements(sql_dir("queries") / "load" / "split_nodes.sql"):
-        con.execute(statement)
-
-
-def _read_rows(reader, count: int):
-    """The next `count` rows of an Arrow reader as one table; None at its end. (Inserting
-    each batch as the reader yields it measured 3.9 s for a million calls, against 2.4 s.)"""
+    """Parsed nodes: one signature per distinct signature columns (in order of first node),
+    the calls pointing to them."""
     import pyarrow as pa
 
-    batches, rows = [], 0
-    for batch in reader:
-        batches.append(batch)
-        rows += batch.num_rows
-        if rows >= count:
-            break
-    return pa.Table.from_batches(batches) if batches else None
+    ids: dict[tuple, int] = {}
+    signatures: list[NodeRow] = []
+    signature_of = []
+    for row in rows:
+        key = tuple(_hashable(getattr(row, column)) for column in SIGNATURE_COLUMNS)
+        if key not in ids:
+            ids[key] = len(signatures)
+            signatures.append(row)
+        signature_of.append(ids[key])
+    calls = _typed_arrow(store, source, "node_calls", ["node_index", "time_us", "calls", "device", "line_no"], rows)
+    calls = calls.append_column("signature", pa.array(signature_of, type=pa.int64()))
+    # a call's share and start are its own here (a debug table prints them per row)
+    calls = calls.append_column("call_share_pct", pa.array([r.reported_share_pct for r in rows], type=pa.float64()))
+    calls = calls.append_column("call_start_us", pa.array([r.start_us for r in rows], type=pa.float64()))
+    store.con.register("_calls", calls)
+    try:
+        insert_nodes(store, source, run_id, signatures, "_calls")
+    finally:
+        store.con.unregister("_calls")
+
+
+def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTable) -> None:
+    """A large profile's nodes: its signatures, and its calls read from the reader's file."""
+    numbers = list(table.signatures)
+    keys = {number: index for index, number in enumerate(numbers)}
+    import pyarrow as pa
+
+    store.con.register("_signature_numbers", pa.table({"signature_number": pa.array(numbers, type=pa.uint64()),
+                                                       "signature": pa.array(range(len(numbers)), type=pa.int64())}))
+    try:
+        insert_nodes(store, source, run_id, [table.signatures[n] for n in keys],
+                     "(SELECT f.* EXCLUDE (signature), n.signature, NULL::DOUBLE AS call_share_pct, "
+                     "NULL::DOUBLE AS call_start_us FROM read_parquet($calls_path) AS f "
+                     "JOIN _signature_numbers AS n ON n.signature_number = f.signature)",
+                     {"calls_path": str(table.calls_path)})
+    finally:
+        store.con.unregister("_signature_numbers")
+
+
+def _hashable(value):
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
 
 
 def _scalar(store: Store, sql: str, params=None):
