@@ -169,13 +169,13 @@ def main() -> None:
     all_params = {"weight_models": [], "weight_values": [], "coverage_pct": 90.0}
     cases = [
         ("per run (`top --coverage 90 --run`)", lambda: api.top(coverage=90, run=label), hand(HAND_PER_RUN, some_run),
-         on_open(store.report_sql("top_task"), {"run_id": some_run, "coverage_pct": 90.0}),
+         on_open(store.command_sql("top_task"), {"run_id": some_run, "coverage_pct": 90.0}),
          on_open(HAND_PER_RUN, {"run_id": some_run})),
         ("per model (`--model`, its latest run)", lambda: api.top(coverage=90, model=model), hand(HAND_PER_RUN, latest_of_model),
-         on_open(store.report_sql("top_task"), {"run_id": latest_of_model, "coverage_pct": 90.0}),
+         on_open(store.command_sql("top_task"), {"run_id": latest_of_model, "coverage_pct": 90.0}),
          on_open(HAND_PER_RUN, {"run_id": latest_of_model})),
         ("all models (`--all-models`)", lambda: api.top(coverage=90, all_models=True), hand(HAND_ALL_MODELS),
-         on_open(store.report_sql("top_all_models"), all_params), on_open(HAND_ALL_MODELS, {})),
+         on_open(store.command_sql("top_all_models"), all_params), on_open(HAND_ALL_MODELS, {})),
     ]
     print("| query | hotdb query (s) | hand-written query (s) | ratio | hotdb `top`, open to close (s) "
           "| hand-written, open to close (s) | ratio | tasks (hotdb / hand) |")

@@ -54,10 +54,10 @@ def _api():
     return Hotdb(_state["db"], lake=_state["lake"])
 
 
-def _render(result, fmt: OutputFormat) -> None:
+def _render(result, fmt: OutputFormat, view=None) -> None:
     from hotdb import render
 
-    render.render(result, fmt.value)
+    render.render(result, fmt.value, view)
 
 
 def _tags(values: list[str]) -> dict[str, str]:
@@ -72,16 +72,18 @@ def _tags(values: list[str]) -> dict[str, str]:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files (or folders) of one build: at most one profile, plus IR and task files.")],
+    paths: Annotated[list[Path], typer.Argument(help="Files (or folders) of one build: its profiles, IR and task files (a pasted text is cut into its artifacts).")],
     model: Annotated[Optional[str], typer.Option("--model", help="Model name (default: the first file's name up to its first dot).")] = None,
     run: Annotated[list[str], typer.Option("--run", help="Label of the run a profile becomes (default MODEL-N); once per profile, in order, when there are several.")] = [],
-    format: Annotated[Optional[str], typer.Option("--format", help="Read every file as this format instead of detecting it (see `hotdb formats`).")] = None,
+    input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every file as this format instead of detecting it (see `hotdb formats`).")] = None,
+    input_format_alias: Annotated[Optional[str], typer.Option("--format", hidden=True)] = None,
     tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
 ) -> None:
     """Store profiles, IR and tuning tasks of one build of one model (atomically)."""
     from hotdb import render
 
-    result = _api().ingest(paths, model=model, run=run or None, format=format, tags=_tags(tag))
+    result = _api().ingest(paths, model=model, run=run or None, input_format=input_format or input_format_alias,
+                           tags=_tags(tag))
     render.ingest_summary(result)
 
 
@@ -102,8 +104,10 @@ def top(
             weights[key] = float(value)
         except ValueError:
             raise typer.BadParameter(f"expected MODEL=NUMBER, got {key}={value}", param_hint="--weight") from None
-    _render(_api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models,
-                       weights=weights), fmt)
+    from hotdb import words
+
+    result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models, weights=weights)
+    _render(result, fmt, words.top(result))
 
 
 @app.command()
@@ -117,7 +121,7 @@ def export(
     all_models: Annotated[bool, typer.Option("--all-models", help="Select over the latest run of every model (see top --all-models).")] = False,
 ) -> None:
     """Export the tasks that cover most of a run's time, in a tuner's own format."""
-    from hotdb import render
+    from hotdb import render, words
 
     result = _api().export(to=to, coverage=coverage, run=run, model=model, log=log, all_models=all_models)
     if output is None:
@@ -125,7 +129,7 @@ def export(
     else:
         output.write_text(result.text)
         render.info(f"wrote {output}")
-    for note in result.notes:
+    for note in words.export_notes(result.facts):
         render.note(note)
 
 
@@ -141,8 +145,10 @@ def compare(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Compare two runs per task with a significance test; a CI gate with --fail-on-regression."""
+    from hotdb import words
+
     result = _api().compare(run_a, run_b, by=by, threshold=threshold, model=model)
-    _render(result, fmt)
+    _render(result, fmt, words.compare(result))
     if fail_on_regression is not None:
         worst = [r for r in result.records() if r["verdict"] == "regression" and r["item"] != "(end to end)"
                  and (r["ratio"] - 1) * 100 > fail_on_regression]
@@ -162,7 +168,10 @@ def history(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """One task's time across runs, with each run's TVM version, target and tags."""
-    _render(_api().history(model=model, task=task, workload=workload), fmt)
+    from hotdb import words
+
+    result = _api().history(model=model, task=task, workload=workload)
+    _render(result, fmt, words.history(result))
 
 
 @app.command()
@@ -189,43 +198,58 @@ def report(
 @app.command()
 def matches(run: RunOption = None, model: ModelOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """Every node of a run: its task or candidates, the rule that matched it, how sure."""
-    _render(_api().matches(run=run, model=model), fmt)
+    from hotdb import words
+
+    result = _api().matches(run=run, model=model)
+    _render(result, fmt, words.matches(result))
 
 
 @app.command()
 def tasks(model: Annotated[Optional[str], typer.Option("--model", help="Only this model's tasks.")] = None,
           fmt: FormatOption = OutputFormat.table) -> None:
     """List tuning tasks with their workload, weight and best tuning record."""
-    _render(_api().tasks(model=model), fmt)
+    from hotdb import words
+
+    result = _api().tasks(model=model)
+    _render(result, fmt, words.tasks(result))
 
 
 @app.command()
 def runs(fmt: FormatOption = OutputFormat.table) -> None:
     """List runs with their time and matched share."""
-    _render(_api().runs(), fmt)
+    from hotdb import words
+
+    result = _api().runs()
+    _render(result, fmt, words.runs(result))
 
 
 @app.command()
 def models(fmt: FormatOption = OutputFormat.table) -> None:
     """List models with their runs, sources and tasks."""
-    _render(_api().models(), fmt)
+    from hotdb import words
+
+    result = _api().models()
+    _render(result, fmt, words.models(result))
 
 
 @app.command()
 def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and views (see docs/views.md).")],
         fmt: FormatOption = OutputFormat.table) -> None:
     """Run ad-hoc SQL on the database."""
-    _render(_api().sql(query), fmt)
+    from hotdb import words
+
+    result = _api().sql(query)
+    _render(result, fmt, words.sql(result))
 
 
 @app.command()
 def formats(fmt: FormatOption = OutputFormat.table) -> None:
     """List the formats hotdb reads and how each is detected."""
-    from hotdb.api import Result
-    from hotdb.ingest import REGISTRY
+    from hotdb import words
+    from hotdb.api import Hotdb
 
-    rows = [(i.name, i.role, i.reads, i.detects) for i in REGISTRY]
-    _render(Result("formats, in detection order", ["format", "role", "reads", "detected_by"], rows), fmt)
+    result = Hotdb.formats()
+    _render(result, fmt, words.formats(result))
 
 
 @app.command()
@@ -249,7 +273,14 @@ def profile(
         result = api.profile(model, target=target, repeat=repeat, warmup=warmup, name=name, run=run,
                              tags=_tags(tag), entry=entry, progress=progress)
     render.ingest_summary(result)
-    _render(api.top(by="task", coverage=coverage, run=result.run_label), fmt)
+    _top(api, coverage, result.run_label, fmt)
+
+
+def _top(api, coverage: float, run: str, fmt: OutputFormat) -> None:
+    from hotdb import words
+
+    result = api.top(by="task", coverage=coverage, run=run)
+    _render(result, fmt, words.top(result))
 
 
 @app.command()
@@ -264,21 +295,22 @@ def tune(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Tune only the hotspot tasks with MetaSchedule, then re-profile and compare."""
-    from hotdb import render
+    from hotdb import render, words
 
     with render.progress() as progress:
         result = _api().tune(model, coverage=coverage, trials=trials, per_task_max=per_task_max,
                              work_dir=work_dir, target=target, repeat=repeat, progress=progress)
-    _render(result, fmt)
+    _render(result, fmt, words.tune(result))
 
 
 @app.command()
 def zoo(fmt: FormatOption = OutputFormat.table) -> None:
     """List the built-in models `hotdb profile` takes by name."""
-    from hotdb.api import Result
-    from hotdb.capture.zoo import ZOO
+    from hotdb import words
+    from hotdb.api import Hotdb
 
-    _render(Result("built-in models", ["model", "description"], [(m.name, m.description) for m in ZOO.values()]), fmt)
+    result = Hotdb.zoo()
+    _render(result, fmt, words.zoo(result))
 
 
 @app.command()
@@ -292,7 +324,7 @@ def example(
 
     api = _api()
     render.ingest_summary(api.ingest(example_files("vgg16"), model="vgg16", run="vgg16-example"))
-    _render(api.top(by="task", coverage=coverage, run="vgg16-example"), fmt)
+    _top(api, coverage, "vgg16-example", fmt)
 
 
 lake_app = typer.Typer(help="Move data between a database file and a lake of Parquet files (--lake).",
@@ -300,15 +332,18 @@ lake_app = typer.Typer(help="Move data between a database file and a lake of Par
 app.add_typer(lake_app, name="lake")
 
 
-@lake_app.command("export")
-def lake_export(
+@lake_app.command("import")
+def lake_import(
     lake_dir: Annotated[Path, typer.Argument(help="The lake folder (created if missing).")],
 ) -> None:
     """Copy the database file (--db) into a lake: one folder per run, ids moved to the lake's."""
     from hotdb import render
 
-    counts = _api().lake_export(lake_dir)
-    render.info(f"exported {counts['models']} models, {counts['runs']} runs into {lake_dir}")
+    counts = _api().lake_import(lake_dir)
+    render.info(f"imported {counts['models']} models, {counts['runs']} runs into {lake_dir}")
+
+
+lake_app.command("export", hidden=True)(lake_import)  # the name before 0.2
 
 
 @lake_app.command("compact")
@@ -329,10 +364,11 @@ def lake_manifest(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Write a symlink manifest per table (LAKE/_manifests/<table>/manifest) for Trino, Hive or Athena."""
-    from hotdb.api import Result
+    from hotdb import words
+    from hotdb.result import Result
 
     counts = _api().lake_manifests(lake_dir, prefix)
-    _render(Result(f"manifests in {lake_dir}/_manifests", ["table", "files"], sorted(counts.items())), fmt)
+    _render(Result(["table", "files"], sorted(counts.items())), fmt, words.View(f"manifests in {lake_dir}/_manifests"))
 
 
 def main() -> None:

@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from hotdb.api import Result
+from hotdb.result import Result
+from hotdb.words import View
 
 if TYPE_CHECKING:
     from hotdb.store.loader import LoadResult
@@ -35,7 +36,7 @@ def _json_default(value):
     return str(value)
 
 
-def render(result: Result, fmt: str = "table") -> None:
+def render(result: Result, fmt: str = "table", view: View | None = None) -> None:
     if fmt == "json":
         sys.stdout.write(json.dumps(result.records(), indent=2, default=_json_default) + "\n")
     elif fmt == "csv":
@@ -46,7 +47,7 @@ def render(result: Result, fmt: str = "table") -> None:
             writer.writerow([_csv_cell(v) for v in row])
         sys.stdout.write(buffer.getvalue())
     else:
-        _table(result)
+        _table(result, view or View(""))
 
 
 def _csv_cell(value):
@@ -79,9 +80,9 @@ def _cell(column: str, value) -> str:
     return str(value)
 
 
-def _table(result: Result) -> None:
-    table = Table(title=result.title, title_justify="left", header_style="bold")
-    shown = [c for c in (result.table_columns or result.columns) if c in result.columns]
+def _table(result: Result, view: View) -> None:
+    table = Table(title=escape(view.title), title_justify="left", header_style="bold")
+    shown = [c for c in (view.columns or result.columns) if c in result.columns]
     index = [result.columns.index(c) for c in shown]
     for column, i in zip(shown, index):
         numeric = any(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) for r in result.rows[:20])
@@ -89,7 +90,7 @@ def _table(result: Result) -> None:
     for row in result.rows:
         table.add_row(*(escape(_cell(c, row[i])) for c, i in zip(shown, index)))
     _out.print(table)
-    for note in result.notes:
+    for note in view.notes:
         _out.print(f"[dim]{escape(note)}[/dim]")
 
 

@@ -1,7 +1,7 @@
 """Reports: a self-contained HTML page (charts inline as SVG, no network) and Markdown.
 
-Everything shown is computed by the API's SQL (top, compare, history); this module only
-draws (matplotlib, SVG backend) and lays out.
+Everything shown is computed by the API's SQL (top, compare, history) and worded by
+hotdb/words.py; this module only draws (matplotlib, SVG backend) and lays out.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import html
 import io
 from dataclasses import dataclass
 
-from hotdb.api import Hotdb, Result
+from hotdb import words
+from hotdb.api import Hotdb
+from hotdb.result import Result
 
 COVERAGE_PCT = 90.0
 
@@ -24,9 +26,7 @@ class ReportData:
 
 
 def collect(db: Hotdb, runs: list[str]) -> ReportData:
-    with db._store() as store:
-        if not runs:
-            runs = [db.resolve_run(store)[1]]
+    runs = runs or [db.latest_run()]
     top = db.top(by="task", run=runs[-1])
     compare = db.compare(runs[0], runs[-1]) if len(runs) >= 2 else None
     history = []
@@ -127,16 +127,16 @@ def _cell(value) -> str:
     return "" if value is None else str(value)
 
 
-TOP_COLUMNS = ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "methods", "confidence"]
-COMPARE_COLUMNS = ["item", "task_name", "time_a_us", "time_b_us", "ratio", "samples_a", "samples_b", "p_value", "verdict"]
+TOP_COLUMNS = words.TOP_COLUMNS["task"]
+COMPARE_COLUMNS = words.COMPARE_COLUMNS
 
 
 def to_html(data: ReportData) -> str:
     sections = [f"<h2>Coverage</h2>{_pareto(data)}", "<h2>Top tasks</h2>" + _table(data.top, TOP_COLUMNS)]
-    sections.append("<p>" + html.escape(" · ".join(data.top.notes)) + "</p>")
+    sections.append("<p>" + html.escape(" · ".join(words.top(data.top).notes)) + "</p>")
     if data.compare is not None:
         sections.append(f"<h2>Comparison</h2>{_comparison(data)}" + _table(data.compare, COMPARE_COLUMNS))
-        sections.append("<p>" + html.escape(" · ".join(data.compare.notes)) + "</p>")
+        sections.append("<p>" + html.escape(" · ".join(words.compare(data.compare).notes)) + "</p>")
     if data.history:
         sections.append(f"<h2>History</h2>{_history(data)}")
     return f"""<!DOCTYPE html>
@@ -163,8 +163,8 @@ def _md_table(result: Result, columns: list[str]) -> str:
 
 def to_markdown(data: ReportData) -> str:
     parts = [f"## hotdb report: {', '.join(data.runs)}", "", "### Top tasks", "", _md_table(data.top, TOP_COLUMNS), "",
-             " · ".join(data.top.notes)]
+             " · ".join(words.top(data.top).notes)]
     if data.compare is not None:
         parts += ["", f"### {data.runs[0]} → {data.runs[-1]}", "", _md_table(data.compare, COMPARE_COLUMNS), "",
-                  " · ".join(data.compare.notes)]
+                  " · ".join(words.compare(data.compare).notes)]
     return "\n".join(parts) + "\n"

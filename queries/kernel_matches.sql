@@ -1,5 +1,5 @@
 -- One row per kernel of a run: the workload it computes, how that was decided and how
--- sure it is, as the matching ladder (`match_ladder`, DESIGN.md "Matching ladder")
+-- sure it is, as the matching ladder (`kernel_matches_live`, docs/design.md "Matching ladder")
 -- decided at the last ingest touching the run's model. Rules, best first: name,
 -- workload, shape, call_count, numbering+flops, numbering, flops; else ambiguous or
 -- unmatched.
@@ -10,7 +10,7 @@
 -- @column calls          kernel calls per inference
 -- @column time_us        time of all calls per inference, in microseconds
 -- @column workload_key   the workload the kernel computes; NULL when ambiguous or unmatched
--- @column method         ladder rule that decided (see match_ladder)
+-- @column method         ladder rule that decided (see kernel_matches_live)
 -- @column confidence     how sure the match is, 0..1: name and workload 1.0, shape 0.95 (0.7 when call counts disagree with the IR), call_count 0.9, numbering+flops 0.9, numbering 0.75, flops 0.6; NULL when nothing was chosen
 -- @column candidates     number of candidate workloads
 -- @column candidate_keys candidate workloads, for ambiguous kernels

@@ -17,6 +17,16 @@ DATA = Path(__file__).parent / "data"
 SAMPLES = Path(os.environ.get("HOTDB_SAMPLES", Path(__file__).resolve().parents[2] / "shared" / "formats" / "samples"))
 
 
+def parse(path, fmt=None):
+    """(format name, parsed rows) of a file, detected or read as `fmt`."""
+    from hotdb.ingest import detect, get
+    from hotdb.ingest.base import Source
+
+    source = Source.read(path)
+    ingestor = get(fmt) if fmt else detect(source)
+    return ingestor.name, ingestor.parse(source)
+
+
 def sample(name: str) -> Path:
     path = SAMPLES / name
     if not path.exists():

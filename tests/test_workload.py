@@ -1,14 +1,27 @@
-"""Canonical workloads: layouts, op families, keys and FLOPs, with property tests."""
+"""Canonical workloads: layouts, op families, keys, type relations, with property tests."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from hotdb.workload import (LayoutError, WorkloadError, conv_workload, from_autotvm_task, from_relay_call,
-                            logical_output_shape, parse_kernel_name, unpack)
+from hotdb.workload import (
+    LayoutError,
+    WorkloadError,
+    conv_workload,
+    from_autotvm_task,
+    from_relay_call,
+    logical_output_shape,
+    parse_kernel_name,
+    unpack,
+)
+from hotdb.workload.layouts import pack
+from hotdb.workload.type_relations import infer
 
 dims = st.integers(min_value=1, max_value=64)
+
+
 blocks = st.sampled_from([1, 2, 3, 4, 8, 16, 32, 64])
 
 
@@ -128,3 +141,58 @@ def test_kernel_name_number_and_prefix_round_trip(ops, number, prefix):
         assert k.family == "conv2d"
     elif "nn_dense" in ops:
         assert k.family == "dense"
+
+
+prefixes = st.lists(st.sampled_from(["tvmgen_default_", "tvmgen_mod1_", "vm_mod_", "__tvm_", "tvmgen_", "vm_", "_"]),
+                    max_size=3)
+
+
+bodies = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_0123456789", min_size=1, max_size=30)
+
+
+@given(prefix=prefixes, body=bodies)
+def test_the_symbol_prefix_rule_is_the_sql_macro(prefix, body):
+    """workload/families.py strips kernel-symbol prefixes as queries/kernel_symbol.sql does."""
+    import duckdb
+
+    from hotdb.store.resources import sql_dir
+    from hotdb.workload.families import _PREFIXES
+
+    con = _MACRO_CON.setdefault("con", duckdb.connect())
+    if "macro" not in _MACRO_CON:
+        con.execute((sql_dir("queries") / "kernel_symbol.sql").read_text())
+        _MACRO_CON["macro"] = True
+    name = "".join(prefix) + body
+    assert con.execute("SELECT kernel_symbol(?)", [name]).fetchall()[0][0] == _PREFIXES.sub("", name, count=1)
+
+
+_MACRO_CON: dict = {}
+
+
+@given(n=st.integers(1, 4), c=st.sampled_from([8, 16, 32]), h=st.integers(1, 30), block=st.sampled_from([4, 8]))
+def test_pack_is_the_inverse_of_unpack(n, c, h, block):
+    packed = pack((n, c, h, h), f"NCHW{block}c")
+    assert unpack(packed, f"NCHW{block}c") == (n, c, h, h)
+    assert pack(unpack((n, h, h, c), "NHWC", "NCHW"), "NHWC", "NCHW") == (n, h, h, c)
+
+
+def test_type_relations_of_common_ops():
+    t = lambda *shape: [(list(shape), "float32")]  # noqa: E731
+    assert infer("nn.batch_norm", {}, [t(1, 8, 4, 4)] + [None] * 4)[0] == [([1, 8, 4, 4], "float32"), ([8], "float32"),
+                                                                         ([8], "float32")]
+    assert infer("nn.dense", {"units": 10}, [t(3, 64), None])[0] == [([3, 10], "float32")]
+    assert infer("nn.dense", {"units": 10}, [t(3, 64), None])[1][1] == [([10, 64], "float32")]  # the weight, completed
+    assert infer("reshape", {"newshape": [-1, 32]}, [t(2, 4, 32)])[0] == [([8, 32], "float32")]
+    assert infer("transpose", {"axes": [0, 2, 1]}, [t(2, 3, 4)])[0] == [([2, 4, 3], "float32")]
+    assert infer("concatenate", {"axis": 1}, [[([1, 2, 5], "float32"), ([1, 3, 5], "float32")]])[0] == [([1, 5, 5], "float32")]
+    assert infer("split", {"indices_or_sections": [768, 1536], "axis": 2}, [t(50, 32, 2304)])[0] == \
+        [([50, 32, 768], "float32")] * 3
+    assert infer("nn.max_pool2d", {"pool_size": [3, 3], "strides": [2, 2], "padding": [1, 1]}, [t(1, 64, 112, 112)])[0] == \
+        [([1, 64, 56, 56], "float32")]
+    assert infer("nn.global_avg_pool2d", {"layout": "NHWC"}, [t(1, 7, 7, 512)])[0] == [([1, 1, 1, 512], "float32")]
+    assert infer("mean", {"axis": [-1], "keepdims": True}, [t(8, 768)])[0] == [([8, 1], "float32")]
+    assert infer("layout_transform", {"src_layout": "NCHW", "dst_layout": "NCHW8c"}, [t(1, 64, 7, 7)])[0] == \
+        [([1, 8, 7, 7, 8], "float32")]
+    assert infer("nn.batch_matmul", {"transpose_b": True}, [t(12, 32, 64), t(12, 32, 64)])[0] == [([12, 32, 32], "float32")]
+    assert infer("add", {}, [t(1, 8, 4, 4), None])[0] == [([1, 8, 4, 4], "float32")]  # an untyped bias broadcasts
+    assert infer("nn.unknown_op", {}, [t(1)])[0] is None

@@ -2,7 +2,7 @@
 
 Current apache-tvm has no Relay, AutoTVM or graph debug runtime, so these files are
 written from the network's definition following the printers' rules in
-shared/formats/FORMATS.md (§1a table, §4 Relay text, §5 Task repr and v0.2 log, §8
+docs/formats.md (the debug table, Relay text, Task repr and v0.2 log, kernel
 naming and packed layouts):
 
 * Relay text as `relay.testing.vgg.get_workload(num_layers=16)` prints it
@@ -170,7 +170,7 @@ def debug_table(calls, funcs, nodes, rng, measurements: bool, repeats: int = 3) 
 
 
 def debug_dump(calls, funcs, nodes, folder: Path) -> None:
-    """The debug executor's dump folder (FORMATS.md §1b, TVM >= 0.12): the graph JSON after
+    """The debug executor's dump folder (docs/formats.md, TVM >= 0.12): the graph JSON after
     its in-place rewrite (op = func_name, inputs = node names, shape = first output) and
     the Chrome trace of mean node times (params as zero-length events)."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""`ansor-log`: auto_scheduler (Ansor) tuning records, one JSON object per line (FORMATS.md §6).
+"""`ansor-log`: auto_scheduler (Ansor) tuning records, one JSON object per line (docs/formats.md).
 
     {"i": [[workload_key, target, hardware_params?, target_host?, layout_rewrite?, [input names]?],
            [[], [steps...]]],

@@ -1,5 +1,5 @@
 """`autotvm-tasks`: AutoTVM tasks as printed `Task(...)` reprs, and AutoTVM logs of both
-versions, tophub files included (FORMATS.md §5).
+versions, tophub files included (docs/formats.md).
 
     Task(func_name=conv2d_NCHWc.x86, args=(('TENSOR', (1, 3, 224, 224), 'float32'), ...), kwargs={}, workload=(...))
     {"input": [target, task_name, args, kwargs], "config": {...}, "result": [costs, error_no, all_cost, ts], "version": 0.2, ...}

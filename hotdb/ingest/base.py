@@ -79,6 +79,11 @@ class Source:
                 raise ParseError(path, None, f"gzip data is damaged: {exc}") from None
         return cls(path, data)
 
+    @classmethod
+    def from_text(cls, name: str, text: str) -> "Source":
+        """A source that is no file: what a live capture produced, named for what it is."""
+        return cls(Path(name), text.encode())
+
     @property
     def name(self) -> str:
         return str(self.path)

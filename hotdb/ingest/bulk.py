@@ -25,8 +25,15 @@ from pathlib import Path
 import duckdb
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.device_totals import device_totals, rest_nodes
 from hotdb.ingest.rows import INT32_MAX, NodeTable
 from hotdb.store.connection import connect
+from hotdb.store.resources import sql_dir
+
+
+def _sql(name: str, **parts) -> str:
+    """queries/read/<name>.sql with its placeholders filled (quoted names, never raw data)."""
+    return (sql_dir("queries") / "read" / f"{name}.sql").read_text(encoding="utf-8").format(**parts)
 
 
 def _literal(text: str) -> str:
@@ -73,8 +80,6 @@ def read_report_json(source: Source, make_node) -> NodeTable:
                                field="calls") from None
         totals = {}
         if "device_metrics" in {r[0] for r in con.execute("DESCRIBE report").fetchall()}:
-            from hotdb.ingest.profile_report import device_totals
-
             totals = device_totals(json.loads(con.execute("SELECT to_json(device_metrics) FROM report").fetchall()[0][0]))
         return _json_calls(source, con, described, make_node, totals)
 
@@ -109,26 +114,13 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
 
     keyed = [c for c in header if c in ("Name", "Argument Shapes", "Hash") or "layout" in c]
     signature = f"hash({', '.join(_ident(c) for c in keyed)})"
-    duration = _ident("Duration (us)")
-    time_us = f"TRY_CAST(replace({duration}, ',', '') AS DOUBLE)"
-    count = _ident("Count") if "Count" in header else "NULL"
-    device = _ident("Device") if "Device" in header else "NULL"
     try:
-        con.execute(f"""
-            CREATE TABLE calls AS
-            SELECT {signature} AS signature,
-                   {time_us} AS time_us,
-                   {duration} IS NULL OR {time_us} IS NULL AS bad_time,
-                   coalesce(TRY_CAST(replace(nullif({count}, ''), ',', '') AS DOUBLE), 1) AS calls_real,
-                   nullif({count}, '') IS NOT NULL AND TRY_CAST(replace({count}, ',', '') AS DOUBLE) IS NULL AS bad_count,
-                   nullif({device}, '') AS device
-            FROM {scan}""", params)
+        con.execute(_sql("report_calls", signature=signature, duration=_ident("Duration (us)"), scan=scan,
+                         count=_ident("Count") if "Count" in header else "NULL",
+                         device=_ident("Device") if "Device" in header else "NULL"), params)
     except duckdb.Error as exc:
         raise _reader_error(source, exc, header) from None
-    bad = con.execute("""
-        SELECT rowid, bad_time, time_us, bad_count FROM calls
-        WHERE bad_time OR bad_count OR time_us < 0 OR isinf(time_us) OR isnan(time_us) OR calls_real > ?
-        ORDER BY rowid LIMIT 1""", [INT32_MAX]).fetchall()
+    bad = con.execute(_sql("first_bad_call"), {"most": INT32_MAX}).fetchall()
     if bad:
         row, bad_time, time_us, bad_count = bad[0]
         line, field = where(row)
@@ -144,9 +136,8 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
         raise source.error(None, "the report has no calls")
     # one example call per signature, its first: a bad shape is reported where it first occurs
     first_row = dict(con.execute("SELECT signature, min(rowid) FROM calls GROUP BY signature").fetchall())
-    distinct = con.execute(f"""
-        SELECT {signature} AS signature, {', '.join(f'any_value({_ident(c)})' for c in keyed)}
-        FROM {scan} GROUP BY ALL""", params).fetchall()
+    distinct = con.execute(_sql("report_signatures", signature=signature, scan=scan,
+                                values=", ".join(f"any_value({_ident(c)})" for c in keyed)), params).fetchall()
     signatures = {}
     for sig, *values in sorted(distinct, key=lambda found: first_row[found[0]]):
         call = dict(zip(keyed, values))
@@ -154,8 +145,6 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
         line, _ = where(first_row[sig])
         signatures[sig] = make_node(line, call)
     if totals:  # what each device's total holds beyond the calls: nodes, as the row reader makes them
-        from hotdb.ingest.profile_report import rest_nodes
-
         listed = dict(con.execute("SELECT device, sum(time_us) FROM calls GROUP BY device").fetchall())
         for node in rest_nodes(totals, listed, total, first_index=total):
             number = con.execute("SELECT hash($name)", {"name": node.func_name}).fetchall()[0][0]
@@ -167,11 +156,7 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
         "SELECT DISTINCT device FROM calls WHERE device IS NOT NULL ORDER BY 1").fetchall()]
     folder = Path(tempfile.mkdtemp(prefix="hotdb-calls-"))
     line = "NULL::INTEGER" if first_line is None else f"(rowid + {int(first_line)})::INTEGER"
-    con.execute(f"""
-        COPY (SELECT rowid::INTEGER AS node_index, signature, time_us,
-                     greatest(trunc(calls_real), 1)::INTEGER AS calls, device, {line} AS line_no
-              FROM calls ORDER BY rowid)
-        TO $path (FORMAT parquet)""", {"path": str(folder / "calls.parquet")})
+    con.execute(_sql("write_calls", line=line), {"path": str(folder / "calls.parquet")})
     table = NodeTable(folder / "calls.parquet", signatures, total, devices, sum(totals.values()) if totals else None)
     weakref.finalize(table, shutil.rmtree, folder, True)  # the loader is done with it, or never came
     return table

@@ -1,4 +1,4 @@
-"""`debug-dump`: the graph debug executor's dump folder (FORMATS.md §1b).
+"""`debug-dump`: the graph debug executor's dump folder (docs/formats.md).
 
 A `_tvmdbg_ctx_*` (<= 0.7) or `_tvmdbg_device_*` folder, or its parent, holding
 
@@ -48,6 +48,7 @@ class DebugDump:
         times = _durations(trace_source)
         parsed = Parsed(role="profile", run=RunInfo(variant="debug dump", device=_device(source)))
         derived: dict = {}  # a large graph repeats a few hundred signatures
+        layouts_json: dict = {}
         for name, begin, duration in times:
             node = by_name.get(name)
             if node is None:
@@ -61,14 +62,16 @@ class DebugDump:
                 raise graph_source.error(None, f"node {name!r} has input {exc.args[0]!r}, which is not a node", field="inputs") from None
             attrs = node.get("attrs") or {}
             dtype = str(attrs.get("T", "")).removeprefix("type: ") or None
-            layouts = {k: v for k, v in attrs.items() if "layout" in k and v}
+            layouts = tuple(sorted((k, str(v)) for k, v in attrs.items() if "layout" in k and v))
+            if layouts not in layouts_json:
+                layouts_json[layouts] = json.dumps(dict(layouts)) if layouts else None
             row = derive(NodeRow(
                 node_index=len(parsed.nodes), node_name=name, func_name=str(attrs.get("func_name") or node.get("op")),
                 time_us=duration, out_shape=list(node.get("shape") or []) or None, out_dtype=dtype,
                 input_shapes=input_shapes if all(s is not None for s in input_shapes) else None,
                 num_inputs=len(inputs), num_outputs=int(attrs.get("num_outputs", 1)), start_us=begin,
                 kernel_hash=attrs.get("hash"),
-                layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
+                layouts=layouts_json[layouts],
             ), derived)
             parsed.nodes.append(row)
             parsed.graph_nodes.append(GraphNodeRow(

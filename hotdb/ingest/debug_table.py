@@ -1,4 +1,4 @@
-"""`debug-table`: the graph debug runtime's printed per-node table (FORMATS.md §1a).
+"""`debug-table`: the graph debug runtime's printed per-node table (docs/formats.md).
 
     Node Name   Ops   Time(us)   Time(%)   Shape   Inputs   Outputs   [Measurements(us)]
     ---------   ---   --------   -------   -----   ------   -------   [----------------]

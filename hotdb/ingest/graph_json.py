@@ -1,4 +1,4 @@
-"""`graph-json`: the graph executor's JSON (`lib.get_graph_json()`, graph.json; FORMATS.md §3).
+"""`graph-json`: the graph executor's JSON (`lib.get_graph_json()`, graph.json; docs/formats.md).
 
 Structure without times: every `tvm_op` node with its kernel symbol and the shapes of
 its inputs (entry id = node_row_ptr[nid] + output index; shapes and dtypes per entry in

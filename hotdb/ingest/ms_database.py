@@ -1,4 +1,4 @@
-"""`ms-database`: a MetaSchedule JSON database folder (FORMATS.md §7).
+"""`ms-database`: a MetaSchedule JSON database folder (docs/formats.md).
 
 * `database_workload.json`: one `["<structural hash>", "<base64 IRModule JSON>"]` per
   line, the line number being the workload index. The IRModule is decoded far enough to

@@ -1,4 +1,4 @@
-"""`profile-report`: `tvm.runtime.profiling.Report` as JSON, CSV or printed table (FORMATS.md §2).
+"""`profile-report`: `tvm.runtime.profiling.Report` as JSON, CSV or printed table (docs/formats.md).
 
 Graph executor (`debug_executor.profile()`), VM and Relax VM reports. Per call: Name (the
 kernel symbol), Duration (us), Count, Device, Argument Shapes (inputs then the output,
@@ -26,13 +26,13 @@ import re
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import derive
+from hotdb.ingest.device_totals import device_totals, rest_nodes
 from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo
 
 _ARG = re.compile(r"(\w+)\[([\d,\s]*)\]")
 _TABLE_HEADER = re.compile(r"^\s*Name\s+Duration \(us\)\s+Percent\s+Device\s+Count")
 # A Report table whatever its metrics (a PAPI report has counters and no Duration)
 _ANY_TABLE_HEADER = re.compile(r"^\s*Name(\s{2,}\S+)+\s*$")
-REST_PREFIX = "(rest of "
 _BUILTIN = re.compile(r"^(VM::|vm\.builtin\.|__nop$|__copy$)")
 
 
@@ -132,33 +132,6 @@ def _rest_of_totals(parsed: Parsed, totals: dict[str, float], rows: int) -> None
         by_device[node.device] = by_device.get(node.device, 0.0) + node.time_us
     parsed.run.reported_total_us = sum(totals.values())
     parsed.nodes.extend(rest_nodes(totals, by_device, rows, first_index=len(parsed.nodes)))
-
-
-def rest_nodes(totals: dict[str, float], listed: dict[str | None, float], rows: int, first_index: int) -> list[NodeRow]:
-    """The `(rest of <device> total)` nodes: what each device's total holds beyond the time
-    of its listed calls (`listed`: time per device; calls without a Device count for the one
-    device when there is one), when more than the report's rounding of `rows` cells."""
-    out = []
-    for device, total in sorted(totals.items()):
-        time_listed = listed.get(device, 0.0) if device in listed else (listed.get(None, 0.0) if len(totals) == 1 else 0.0)
-        rest = total - time_listed
-        if rest > 0.01 * rows + 0.005:  # cells are printed with two decimals
-            name = f"{REST_PREFIX}{device} total)"
-            out.append(NodeRow(node_index=first_index + len(out), node_name=name, func_name=name, time_us=rest,
-                               device=device, is_kernel=True, kernel_family="unlisted"))
-    return out
-
-
-def device_totals(metrics) -> dict[str, float]:
-    """Each device's total time from a Report.json() `device_metrics` object."""
-    totals = {}
-    for device, frame in (metrics.items() if isinstance(metrics, dict) else ()):
-        duration = frame.get("Duration (us)") if isinstance(frame, dict) else None
-        if isinstance(duration, dict) and len(duration) == 1:
-            duration = next(iter(duration.values()))
-        if isinstance(duration, (int, float)) and duration >= 0 and duration != float("inf"):
-            totals[str(device)] = float(duration)
-    return totals
 
 
 def _counter_table(lines: list[str]) -> list[str] | None:

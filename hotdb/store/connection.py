@@ -9,6 +9,7 @@ COMMENT ON VIEW / COLUMN so that any DuckDB client sees the documentation.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import time
@@ -116,21 +117,22 @@ class Store:
             raise DatabaseError(
                 f"{self.path}: the database has schema version {current}, newer than this hotdb knows "
                 f"({newest}); upgrade hotdb to open it")
-        applied = []
-        for path in schema_files():
-            version = int(path.name[:4])
-            if version <= current:
-                continue
-            self.con.begin()
+        pending = [path for path in schema_files() if int(path.name[:4]) > current]
+        if not pending:
+            return []
+        # one transaction for all: a new database is made in one commit, and a failed
+        # migration leaves the database as it was
+        self.con.begin()
+        for path in pending:
             try:
                 self.con.execute(path.read_text(encoding="utf-8"))
                 self.con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                                 [version, path.stem, datetime.now(timezone.utc)])
-                self.con.commit()
+                                 [int(path.name[:4]), path.stem, datetime.now(timezone.utc)])
             except duckdb.Error as exc:
                 self.con.rollback()
                 raise DatabaseError(f"{self.path}: migration {path.name} failed: {exc}") from None
-            applied.append(version)
+        self.con.commit()
+        applied = [int(path.name[:4]) for path in pending]
         return applied
 
     # -- views ----------------------------------------------------------------------------
@@ -141,20 +143,28 @@ class Store:
         if current and current[0][0] == digest and not force:
             return
         views = [read_view(p) for p in files]
+        macros = [v for v in views if v.kind == "macro"]
+        views = [v for v in views if v.kind == "view"]
         self.con.begin()
         try:
-            for view in _dependency_order(views):
+            made = self.con.execute("SELECT value FROM hotdb_meta WHERE key = 'views'").fetchall()
+            for name in sorted(set(json.loads(made[0][0]) if made else []) - {v.name for v in views}):
+                self.con.execute(f"DROP VIEW IF EXISTS {name}")  # a view this hotdb no longer defines (renamed)
+            for item in _dependency_order(macros + views):
                 try:
-                    self.con.execute(view.sql)
+                    self.con.execute(item.sql)
                 except duckdb.Error as exc:
-                    raise DatabaseError(f"{view.path.name}: {exc}") from None
+                    raise DatabaseError(f"{item.path.name}: {exc}") from None
+            comments = [f"COMMENT ON MACRO{' TABLE' if m.table_macro else ''} {m.name} IS {_quote(m.description)};"
+                        for m in macros]
             for view in views:
-                self.con.execute(f"COMMENT ON VIEW {view.name} IS {_quote(view.description)}")
-                for column, text in view.columns.items():
-                    self.con.execute(f"COMMENT ON COLUMN {view.name}.{column} IS {_quote(text)}")
+                comments.append(f"COMMENT ON VIEW {view.name} IS {_quote(view.description)};")
+                comments += [f"COMMENT ON COLUMN {view.name}.{column} IS {_quote(text)};" for column, text in view.columns.items()]
+            self.con.execute("\n".join(comments))  # one script: ~300 statements, one call
             self.con.execute("INSERT OR REPLACE INTO hotdb_meta VALUES ('views_sha256', ?)", [digest])
+            self.con.execute("INSERT OR REPLACE INTO hotdb_meta VALUES ('views', ?)", [json.dumps([v.name for v in views])])
             # stored matches were decided by the old ladder (or by none, before 0004)
-            from hotdb.store.matches import rematch_models
+            from hotdb.store.rematch import rematch_models
 
             rematch_models(self.con)
             self.con.commit()
@@ -162,8 +172,9 @@ class Store:
             self.con.rollback()
             raise
 
-    def report_sql(self, name: str) -> str:
-        return (sql_dir("queries") / "reports" / f"{name}.sql").read_text(encoding="utf-8")
+    def command_sql(self, name: str) -> str:
+        """The text of queries/commands/<name>.sql."""
+        return (sql_dir("queries") / "commands" / f"{name}.sql").read_text(encoding="utf-8")
 
 
 def _views_digest() -> str:

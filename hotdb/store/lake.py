@@ -201,7 +201,7 @@ class Lake:
         if len(set(self.folders(model)) - seen) <= 1:
             return  # only this ingest's own folder is new
         with self._context(model) as store:
-            from hotdb.store.matches import rematch_models
+            from hotdb.store.rematch import rematch_models
 
             rematch_models(store.con)
             staging = self.root / "_staging" / uuid.uuid4().hex
@@ -281,7 +281,7 @@ class Lake:
                 offset = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
                 old_model_id = con.execute("SELECT model_id FROM models WHERE name = ?", [name]).fetchall()[0][0]
                 self._copy_model(con, store.con, old_model_id, new_model_id, offset)
-                from hotdb.store.matches import rematch_models
+                from hotdb.store.rematch import rematch_models
 
                 rematch_models(store.con, [new_model_id])
                 ingests = [r[0] for r in store.con.execute(
@@ -313,7 +313,7 @@ class Lake:
             sql = f"SELECT {', '.join(exprs)} FROM {table} WHERE {where}"
             params = {name: value for name, value in (("offset", offset), ("model", new_model_id), ("ingests", ingests))
                       if f"${name}" in sql}
-            frame = src.execute(sql, params).to_arrow_table()
+            frame = src.sql(sql, params=params).to_arrow_table()
             dst.register("_frame", frame)
             if key is None:  # workloads: shared by key
                 dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _frame WHERE workload_key NOT IN "
@@ -350,7 +350,7 @@ class Lake:
             if len(folders) < 2:
                 continue
             with self._context(model) as store:
-                from hotdb.store.matches import rematch_models
+                from hotdb.store.rematch import rematch_models
 
                 rematch_models(store.con)
                 staging = self.root / "_staging" / uuid.uuid4().hex

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
+from operator import attrgetter
 from datetime import datetime, timezone
 
 from hotdb.version import __version__
@@ -20,7 +21,7 @@ from hotdb.ingest.base import Source
 from hotdb.ingest.rows import (SIGNATURE_COLUMNS, GraphNodeRow, IrCallRow, NodeRow, NodeTable, Parsed, SampleRow,
                                TaskRow, TuningRecordRow, column_names)
 from hotdb.store.connection import Store
-from hotdb.store.matches import rematch_models, rematch_runs
+from hotdb.store.rematch import rematch_models, rematch_runs
 from hotdb.store.resources import sql_dir
 
 
@@ -138,11 +139,12 @@ def _insert_node_rows(store: Store, source: Source, run_id: int, rows: list[Node
     the calls pointing to them."""
     import pyarrow as pa
 
-    ids: dict[tuple, int] = {}
+    ids: dict[str, int] = {}
     signatures: list[NodeRow] = []
     signature_of = []
+    columns = attrgetter(*SIGNATURE_COLUMNS)
     for row in rows:
-        key = tuple(_hashable(getattr(row, column)) for column in SIGNATURE_COLUMNS)
+        key = repr(columns(row))  # values are str, numbers, None and lists of them: repr is exact, and fast
         if key not in ids:
             ids[key] = len(signatures)
             signatures.append(row)
@@ -175,12 +177,6 @@ def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTab
                      {"calls_path": str(table.calls_path)})
     finally:
         store.con.unregister("_signature_numbers")
-
-
-def _hashable(value):
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    return value
 
 
 def _scalar(store: Store, sql: str, params=None):

@@ -1,4 +1,4 @@
-"""Canonical workloads: pure functions, no I/O, no database (DESIGN.md, "Layers")."""
+"""Canonical workloads: pure functions, no I/O, no database (docs/design.md, "Layers")."""
 
 from hotdb.workload.families import KernelName, parse_kernel_name, relay_op_family, task_template
 from hotdb.workload.keys import (Workload, WorkloadError, batch_matmul_workload, conv_workload,

@@ -12,13 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: Families a tuner can tune. Everything else (layout_transform, pooling, softmax, ...)
-#: is recorded under its own name but never matched to a task.
-TUNABLE_FAMILIES = frozenset(
-    {"conv1d", "conv2d", "depthwise_conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose",
-     "conv3d_transpose", "dense", "batch_matmul", "matmul"}
-)
-
 # Relay op name -> family. Relay has no separate depthwise op: nn.conv2d with
 # groups == in_channels is recognised from its attributes in keys.py.
 _RELAY_OPS = {
@@ -115,6 +108,7 @@ def task_template(task_name: str) -> TaskTemplate | None:
 # ---------------------------------------------------------------------------------------
 # Fused kernel symbols
 
+# The rule of queries/kernel_symbol.sql (a test holds the two to each other)
 _PREFIXES = re.compile(r"^(?:tvmgen_[A-Za-z0-9]+_|vm_mod_|__tvm_)*")
 _LONG_NAME_HASH = re.compile(r"_[0-9a-f]{8,}_(?=(_\d+)?$)")
 _NUMBER = re.compile(r"_(\d+)$")
@@ -172,10 +166,6 @@ class KernelName:
     number: int  #: the uniquifying suffix (`_3` -> 3, none -> 0)
     family: str  #: the anchor op's family, e.g. `conv2d`; a non-tunable op's own name
     variant: str | None  #: `winograd`, `NCHWc`, ... when the name shows it
-
-    @property
-    def tunable(self) -> bool:
-        return self.family in TUNABLE_FAMILIES
 
 
 def parse_kernel_name(symbol: str) -> KernelName:

@@ -1,6 +1,6 @@
 """Write one graph-executor profile of a ResNet-50 NHWC llvm build as Report.json(),
 Report.csv() and the printed Report.table(), following src/runtime/profiling.cc as
-FORMATS.md §2 describes it (JSON metric encodings, sorted CSV header with unescaped
+docs/formats.md describes it (JSON metric encodings, sorted CSV header with unescaped
 strings, right-aligned table with thousands separators, aggregated rows, Sum/Total rows,
 Configuration section).
 
@@ -15,7 +15,6 @@ are made up; a few kernels (layout, pooling) have no task in the log.
 from __future__ import annotations
 
 import hashlib
-import json
 import sys
 from pathlib import Path
 

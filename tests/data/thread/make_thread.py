@@ -31,7 +31,15 @@ import random
 import sys
 from pathlib import Path
 
-from hotdb.examples.make_vgg16 import CONVS, DENSES, POOL_AFTER, build_calls, debug_table, name_kernels, node_names
+from hotdb.examples.make_vgg16 import (
+    CONVS,
+    DENSES,
+    POOL_AFTER,
+    build_calls,
+    debug_table,
+    name_kernels,
+    node_names,
+)
 
 # Search-space sizes printed for the tasks (config_space lengths of x86 templates; values
 # of the kind the thread shows, e.g. 208 for the last dense layer).

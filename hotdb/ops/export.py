@@ -1,0 +1,128 @@
+"""Export the tasks a coverage cut selects, in each tuner's own format.
+
+The selection is SQL (queries/commands/export_selection.sql for one run,
+export_selection_all_models.sql for the latest run of every model); this module only
+writes it out. Tuning-log exports copy the selected tasks' record lines unchanged, so
+that `autotvm.apply_history_best` and `auto_scheduler.ApplyHistoryBest` read them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hotdb.errors import UsageError
+from hotdb.store.connection import Store
+from hotdb.store.database import Database, query, value
+
+FORMATS = ("autotvm-log", "autotvm-tasks", "ansor-log", "tvmc-tasks", "metaschedule", "json", "csv")
+_TUNER = {"autotvm-log": "autotvm", "autotvm-tasks": "autotvm", "ansor-log": "auto_scheduler",
+          "tvmc-tasks": None, "metaschedule": "meta_schedule"}
+
+
+@dataclass
+class Export:
+    text: str
+    selected: list[dict]  #: rows of the selection (one per task, or per task-less workload)
+    facts: dict = field(default_factory=dict)
+
+
+def export(database: Database, *, to: str, coverage: float | None = 90.0, run: str | None = None,
+           model: str | None = None, log: str | Path | None = None, all_models: bool = False,
+           weights: dict[str, float] | None = None) -> Export:
+    """The tasks a coverage cut selects, rendered for a tuner."""
+    from hotdb.ops.rank import check_coverage, fleet_params
+    from hotdb.ops.runs import resolve_run
+
+    if to not in FORMATS:
+        raise UsageError(f"the export format is one of {', '.join(FORMATS)}, not {to!r}")
+    check_coverage(coverage)
+    with database.reader() as store:
+        if all_models:
+            if run or model:
+                raise UsageError("an export over all models takes no run or model")
+            label = None
+            result = query(store, "export_selection_all_models", fleet_params(weights, coverage))
+            selection = _rows(result)
+            model_ids = sorted({m for row in selection for m in row.pop("model_ids") or []})
+        else:
+            run_id, label = resolve_run(store, run, model)
+            selection = _rows(query(store, "export_selection", {"run_id": run_id, "coverage_pct": coverage}))
+            model_ids = [value(store, "model_of_run", {"run_id": run_id})]
+        tuner = _TUNER.get(to)
+        lines = order = None
+        if tuner in ("autotvm", "auto_scheduler") and to.endswith("-log"):
+            if log is not None:
+                lines = filter_log(Path(log), selection, tuner)
+            else:
+                keys = [f"{r['task_name']} {r['task_args']}" for r in selection if r["tuner"] == tuner]
+                lines = query(store, "export_records", {"model_ids": model_ids, "tuner": tuner, "tasks": keys}).column("raw_line")
+        if to == "tvmc-tasks":
+            if len(model_ids) != 1:
+                raise UsageError("tvmc numbers the tasks of one model; export tvmc task numbers per model")
+            order = _listing_order(store, model_ids[0], selection)
+    text = render(to, selection, lines, order)
+    workloads = {r["workload"]: r["share_pct"] for r in selection}
+    facts = {"run": label, "workloads": len(workloads), "covered_pct": sum(workloads.values()),
+             "tasks": sum(1 for r in selection if r["task_name"]),
+             "untuned": sorted({r["task_name"] for r in selection if r["task_name"] and not r["records"]}),
+             "taskless": [r["workload"] for r in selection if r["task_name"] is None],
+             "records_written": len(lines) if lines is not None else None}
+    return Export(text, selection, facts)
+
+
+def _rows(result) -> list[dict]:
+    """Records with task_args as the JSON text the tasks table holds (and the logs hold)."""
+    return [dict(zip(result.columns, row)) for row in result.rows]
+
+
+def _listing_order(store: Store, model_id: int, selection: list[dict]) -> list[int]:
+    """tvmc tune --tasks indices: positions in a printed task list (extraction order)."""
+    wanted = [(r["task_name"], r["task_args"]) for r in selection if r["tuner"] == "autotvm"]
+    listings: dict[int, dict] = {}
+    for row in _rows(query(store, "task_listings", {"model_id": model_id})):
+        listings.setdefault(row["source_id"], {})[(row["task_name"], row["task_args"])] = row["task_index"]
+    for index in listings.values():
+        if wanted and all(w in index for w in wanted):
+            return sorted(index[w] for w in wanted)
+    raise UsageError("tvmc numbers tasks in the order it extracts them, which hotdb knows only from a printed "
+                     "task list (Task(...) reprs in extraction order) holding every selected task; this model "
+                     "has none. Ingest one, or export the tasks themselves (autotvm-tasks)")
+
+
+def render(fmt: str, selection: list[dict], record_lines: list[str] | None, listing_order: list[int] | None) -> str:
+    tuner = _TUNER.get(fmt)
+    rows = [r for r in selection if r["task_name"] is not None and (tuner is None or r["tuner"] == tuner)]
+    if fmt in ("autotvm-log", "ansor-log"):
+        return "".join(line + "\n" for line in record_lines or [])
+    if fmt == "autotvm-tasks":
+        return json.dumps([[r["task_name"], json.loads(r["task_args"])] for r in rows], indent=1) + "\n"
+    if fmt == "tvmc-tasks":
+        return ",".join(str(i) for i in listing_order) + "\n"
+    if fmt == "metaschedule":
+        return json.dumps([{"task_name": r["task_name"], "structural_hash": r["structural_hash"],
+                            "workload": r["workload"], "weight": r["weight"], "calls": r["calls"],
+                            "share_pct": r["share_pct"], "time_us": r["time_us"]} for r in rows], indent=1) + "\n"
+    if fmt == "json":
+        return json.dumps([{**r, "task_args": json.loads(r["task_args"]) if r["task_args"] else None}
+                           for r in selection], indent=1, default=str) + "\n"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(selection[0]) if selection else ["task_name"], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(selection)
+    return buffer.getvalue()
+
+
+def filter_log(path: Path, selection: list[dict], tuner: str) -> list[str]:
+    """Lines of a tuning log (not ingested) that belong to the selected tasks, unchanged."""
+    from hotdb.ingest import get
+    from hotdb.ingest.base import Source
+
+    source = Source.read(path)
+    parsed = get("ansor-log" if tuner == "auto_scheduler" else "autotvm-tasks").parse(source)
+    wanted = {(r["task_name"], r["task_args"]) for r in selection if r["tuner"] == tuner}
+    return [rec.raw_line for rec in parsed.records
+            if (parsed.tasks[rec.task_index].task_name, parsed.tasks[rec.task_index].task_args) in wanted]

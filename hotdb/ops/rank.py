@@ -1,0 +1,53 @@
+"""Ranking and coverage: the tasks (nodes, op families) that hold a run's time, and the
+fewest that reach a share of it (queries/commands/top_*.sql, over task_times & co)."""
+
+from __future__ import annotations
+
+from hotdb.errors import UsageError
+from hotdb.result import Result
+from hotdb.store.database import Database, query
+
+TOP_BY = ("task", "node", "op")
+
+
+def check_coverage(coverage: float | None) -> None:
+    if coverage is not None and not 0 < coverage <= 100:
+        raise UsageError(f"coverage must be a percentage in (0, 100], not {coverage:g}")
+
+
+def top(database: Database, *, by: str = "task", coverage: float | None = None, run: str | None = None,
+        model: str | None = None, all_models: bool = False, weights: dict[str, float] | None = None) -> Result:
+    """Rows ranked by time with share and cumulative share of the run's total time; with
+    `coverage`, the fewest rows whose cumulative share reaches it. With `all_models`, tasks
+    over the latest run of every model (times scaled by `weights`), a workload shared by
+    models counted once."""
+    from hotdb.ops.runs import resolve_run
+
+    check_coverage(coverage)
+    if all_models:
+        if by != "task" or run or model:
+            raise UsageError("a ranking over all models ranks tasks over every model's latest run; "
+                             "it takes no run, model or other ranking")
+        with database.reader() as store:
+            unknown = sorted(set(weights or {}) - set(query(store, "model_names").column("name")))
+            if unknown:
+                raise UsageError(f"weights name unknown models: {', '.join(unknown)}")
+            result = query(store, "top_all_models", fleet_params(weights, coverage), by="task", coverage=coverage,
+                           all_models=True)
+        result.facts["reached_pct"] = result.rows[-1][result.columns.index("cumulative_pct")] if result.rows else None
+        return result
+    if by not in TOP_BY:
+        raise UsageError(f"a ranking is by {', '.join(TOP_BY)}, not {by!r}")
+    with database.reader() as store:
+        run_id, label = resolve_run(store, run, model)
+        result = query(store, f"top_{by}", {"run_id": run_id, "coverage_pct": coverage}, run=label, by=by,
+                       coverage=coverage)
+        totals = query(store, "run_facts", {"run_id": run_id}).records()[0]
+    result.facts.update(totals)
+    result.facts["reached_pct"] = result.rows[-1][result.columns.index("cumulative_pct")] if result.rows else None
+    return result
+
+
+def fleet_params(weights: dict[str, float] | None, coverage: float | None) -> dict:
+    return {"weight_models": list((weights or {}).keys()), "weight_values": list((weights or {}).values()),
+            "coverage_pct": coverage}

@@ -1,0 +1,69 @@
+"""What the database holds: runs, models, tasks, node matches; which run a command means."""
+
+from __future__ import annotations
+
+from hotdb.errors import UsageError
+from hotdb.result import Result
+from hotdb.store.connection import Store
+from hotdb.store.database import Database, query
+
+
+def resolve_run(store: Store, run: str | None = None, model: str | None = None) -> tuple[int, str]:
+    """(run_id, label) of the run a command means: by label, else the model's latest run,
+    else the latest run of all."""
+    if run is not None:
+        found = query(store, "run_by_label", {"label": run}).rows
+        if not found:
+            latest = query(store, "latest_runs", {"model": None, "limit": 5}).column("label")
+            raise UsageError(f"no run labelled {run!r}" + (f"; latest runs: {', '.join(latest)}" if latest else ""))
+        return found[0]
+    found = query(store, "latest_runs", {"model": model, "limit": 1}).rows
+    if not found:
+        raise UsageError(f"model {model!r} has no runs" if model is not None
+                         else "the database has no runs yet; ingest a profile first")
+    return found[0][:2]
+
+
+def latest_run(database: Database, model: str | None = None) -> str:
+    """The label of the latest run (of a model)."""
+    with database.reader() as store:
+        return resolve_run(store, None, model)[1]
+
+
+def matches(database: Database, run: str | None = None, model: str | None = None) -> Result:
+    """Every node of a run with its task or candidates, method and confidence."""
+    with database.reader() as store:
+        run_id, label = resolve_run(store, run, model)
+        return query(store, "matches", {"run_id": run_id}, run=label)
+
+
+def tasks(database: Database, model: str | None = None) -> Result:
+    """Every distinct task of a model and target with its workload and best record."""
+    with database.reader() as store:
+        if model is not None and model not in query(store, "model_names").column("name"):
+            raise UsageError(f"no model named {model!r}")
+        return query(store, "tasks", {"model": model}, model=model)
+
+
+def runs(database: Database) -> Result:
+    with database.reader() as store:
+        return query(store, "runs")
+
+
+def models(database: Database) -> Result:
+    with database.reader() as store:
+        return query(store, "models")
+
+
+def formats() -> Result:
+    """The formats hotdb reads, in detection order."""
+    from hotdb.ingest import REGISTRY
+
+    return Result(["format", "role", "reads", "detected_by"], [(i.name, i.role, i.reads, i.detects) for i in REGISTRY])
+
+
+def zoo() -> Result:
+    """The built-in models `profile` takes by name."""
+    from hotdb.capture.zoo import ZOO
+
+    return Result(["model", "description"], [(m.name, m.description) for m in ZOO.values()])

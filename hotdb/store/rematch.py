@@ -1,0 +1,32 @@
+"""Stored matches: the matching ladder's result per (run, kernel), kept in
+kernel_match_results so that reading coverage never re-matches.
+
+What a run's kernels match depends on its model's IR, tasks and graph JSON (not on other
+profiles): an ingest that adds those re-matches every run of the model, an ingest of a
+profile only its new run, inside the ingest's transaction. A change of the ladder's SQL
+re-matches every run.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from hotdb.store.resources import sql_dir
+
+
+def rematch_models(con: duckdb.DuckDBPyConnection, model_ids: list[int] | None = None) -> None:
+    """Replace the stored matches of every run of these models (all models when None)."""
+    if model_ids is None:
+        model_ids = [row[0] for row in con.execute("SELECT model_id FROM models").fetchall()]
+    if not model_ids:
+        return
+    runs = [row[0] for row in con.execute(
+        "SELECT run_id FROM runs WHERE model_id IN (SELECT unnest($models))", {"models": model_ids}).fetchall()]
+    rematch_runs(con, runs)
+
+
+def rematch_runs(con: duckdb.DuckDBPyConnection, run_ids: list[int]) -> None:
+    if not run_ids:
+        return
+    con.execute("DELETE FROM kernel_match_results WHERE run_id IN (SELECT unnest($runs))", {"runs": run_ids})
+    con.execute((sql_dir("queries") / "load" / "rematch.sql").read_text(encoding="utf-8"), {"runs": run_ids})

@@ -1,0 +1,7 @@
+-- The run a tune starts from: the model's latest run that no tune made (an untuned run),
+-- for the target given (NULL: any target). Parameters: $model, $target.
+SELECT r.run_id, r.label
+FROM runs AS r JOIN models AS m USING (model_id)
+WHERE m.name = $model AND r.baseline_run_id IS NULL AND ($target IS NULL OR r.target = $target)
+ORDER BY r.created_at DESC, r.run_id DESC
+LIMIT 1

@@ -1,0 +1,2 @@
+-- Every model's name. Parameters: none.
+SELECT name FROM models ORDER BY name

@@ -1,0 +1,2 @@
+-- The run with this label. Parameters: $label.
+SELECT run_id, label FROM runs WHERE label = $label

@@ -1,0 +1,2 @@
+-- Each table of the database with its comment (for docs/schema.md).
+SELECT table_name, comment FROM duckdb_tables() ORDER BY table_name

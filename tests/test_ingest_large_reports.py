@@ -1,0 +1,148 @@
+"""Large profiles: read by DuckDB and canonicalised once per signature (hotdb/ingest/bulk.py).
+
+Every test lowers the streaming threshold so that small files take the large-file path,
+and holds it to the row-by-row reader: the same nodes, the same matches, the same errors.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA
+from hotdb.api import Hotdb
+from hotdb.errors import ParseError
+from hotdb.ingest import base
+
+REPORTS = DATA / "profile-report"
+BAD = DATA / "bad"
+
+
+def stored(db) -> dict:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {
+            "nodes": con.execute("SELECT * EXCLUDE (run_id) FROM nodes ORDER BY node_index").fetchall(),
+            "runs": con.execute("SELECT device, profile_variant, target FROM runs").fetchall(),
+            # stored once per distinct signature, numbered by first call, by either reader
+            "signatures": con.execute("SELECT * EXCLUDE (run_id) FROM node_signatures ORDER BY signature_id").fetchall(),
+            "matches": con.execute("SELECT * EXCLUDE (run_id, computed_at, time_us), round(time_us, 3) "  # sums in any order
+                                  "FROM kernel_match_results ORDER BY ALL").fetchall(),
+        }
+    finally:
+        con.close()
+
+
+def ingest_both(tmp_path, monkeypatch, files, name="m"):
+    """(row by row, streamed): what each stored, in fresh databases."""
+    out = []
+    for threshold, tag in ((1 << 40, "rows"), (1, "streamed")):
+        monkeypatch.setattr(base, "STREAM_BYTES", threshold)
+        db = tmp_path / f"{name}-{tag}.duckdb"
+        Hotdb(db).ingest(files, model=name)
+        out.append(stored(db))
+    return out
+
+
+@pytest.mark.parametrize("report", ["resnet50_nhwc.report.csv", "resnet50_nhwc.report.json"])
+def test_streamed_report_stores_what_the_row_reader_stores(tmp_path, monkeypatch, report):
+    files = [REPORTS / report, DATA.parent.parent / "shared" / "formats" / "samples"
+             / "ansor_cilog_resnet-50-NHWC-B1-llvm.json"]
+    files = [f for f in files if f.exists()]
+    rows, streamed = ingest_both(tmp_path, monkeypatch, files)
+    assert streamed["nodes"] == rows["nodes"]
+    assert len(rows["nodes"]) == 15
+    assert streamed["signatures"] == rows["signatures"]
+    assert len({(n[3], repr(n[7]), repr(n[9])) for n in rows["nodes"]}) == len(rows["signatures"]) < 15  # (kernel, shapes)
+    assert streamed["runs"] == rows["runs"]
+    assert streamed["matches"] == rows["matches"]
+
+
+def test_streamed_report_source_is_not_held_in_memory(tmp_path, monkeypatch):
+    monkeypatch.setattr(base, "STREAM_BYTES", 1000)
+    source = base.Source.read(REPORTS / "resnet50_nhwc.report.json")
+    assert source.streamed_size == (REPORTS / "resnet50_nhwc.report.json").stat().st_size
+    assert len(source.data) <= base.SNIFF_BYTES
+    import hashlib
+    assert source.sha256 == hashlib.sha256((REPORTS / "resnet50_nhwc.report.json").read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("bad", ["report_csv_bad_duration.csv", "report_csv_short_row.csv", "report_csv_bad_shapes.csv",
+                                 "report_csv_count_too_large.csv", "report_csv_dim_too_large.csv", "report_truncated.json", "report_no_calls.json", "report_call_without_duration.json"])
+def test_streamed_bad_report_is_a_clear_error_at_the_same_line(monkeypatch, bad):
+    def error(threshold):
+        monkeypatch.setattr(base, "STREAM_BYTES", threshold)
+        from hotdb.ingest.files import read
+        with pytest.raises(ParseError) as caught:
+            read([BAD / bad], None)
+        return caught.value
+
+    rows, streamed = error(1 << 40), error(1)
+    assert streamed.path == rows.path
+    if bad.endswith(".csv"):  # JSON calls have no lines: both name the call or the list instead
+        assert streamed.line == rows.line
+        assert str(streamed) == str(rows)
+
+
+def test_streamed_unstorable_report_is_the_same_error(tmp_path, monkeypatch):
+    """A value no column holds, found only when stored (a logical shape), in both readers."""
+    errors = []
+    for threshold in (1 << 40, 1):
+        monkeypatch.setattr(base, "STREAM_BYTES", threshold)
+        with pytest.raises(ParseError) as caught:
+            Hotdb(tmp_path / f"{threshold}.duckdb").ingest([BAD / "report_csv_logical_too_large.csv"], model="m")
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and ":2 [out_shape_logical]" in errors[0]
+
+
+# the fixture's calls, to draw reports from
+FIXTURE_CALLS = list(csv.DictReader(io.StringIO((REPORTS / "resnet50_nhwc.report.csv").read_text())))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.tuples(st.integers(0, len(FIXTURE_CALLS) - 1),
+                                st.floats(0, 1e6, allow_nan=False, allow_infinity=False),
+                                st.integers(1, 5)), min_size=1, max_size=60),
+       as_json=st.booleans())
+def test_any_report_streams_to_the_same_nodes(tmp_path_factory, monkeypatch, picks, as_json):
+    tmp = tmp_path_factory.mktemp("report")
+    calls = []
+    for index, time_us, count in picks:
+        call = dict(FIXTURE_CALLS[index])
+        call["Duration (us)"], call["Count"] = repr(time_us), str(count)
+        calls.append(call)
+    path = tmp / ("r.json" if as_json else "r.csv")
+    if as_json:
+        typed = {"Duration (us)": "microseconds", "Count": "count", "Percent": "percent"}
+        path.write_text(json.dumps({"calls": [
+            {k: {typed.get(k, "string"): float(v) if k in ("Duration (us)", "Percent") else int(v) if k == "Count" else v}
+             for k, v in call.items() if v != "" or k not in typed} for call in calls], "device_metrics": {}}))
+    else:
+        with path.open("w", newline="") as out:
+            writer = csv.DictWriter(out, fieldnames=list(FIXTURE_CALLS[0]), quoting=csv.QUOTE_NONNUMERIC)
+            writer.writeheader()
+            writer.writerows(calls)
+    rows, streamed = ingest_both(tmp, monkeypatch, [path])
+    assert streamed["nodes"] == rows["nodes"]
+    assert streamed["signatures"] == rows["signatures"]
+    per_call = ("Duration (us)", "Count", "Percent", "Device")
+    picked = {tuple(v for k, v in FIXTURE_CALLS[index].items() if k not in per_call) for index, _, _ in picks}
+    assert len(rows["signatures"]) == len(picked)  # one per distinct kernel, shapes and layouts
+    assert streamed["matches"] == rows["matches"]
+
+
+def test_streamed_report_shares_against_the_device_total(tmp_path, monkeypatch):
+    """Report.json()'s device total: the time beyond the calls is one node in both readers."""
+    path = tmp_path / "totals.json"
+    path.write_text(json.dumps({"calls": [{"Name": {"string": "fused_dense"}, "Duration (us)": {"microseconds": 12.3},
+                                           "Count": {"count": 1}, "Device": {"string": "cpu0"}}],
+                                "device_metrics": {"cpu0": {"Duration (us)": {"microseconds": 334.2}}}}))
+    rows, streamed = ingest_both(tmp_path, monkeypatch, [path])
+    assert streamed["nodes"] == rows["nodes"] and len(rows["nodes"]) == 2
+    assert streamed["runs"] == rows["runs"]

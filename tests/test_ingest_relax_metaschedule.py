@@ -1,0 +1,87 @@
+"""Relax TVMScript, MetaSchedule databases and Relax VM profiles matched by argument shapes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import DATA, parse, table_counts
+
+
+def relax_vm_report(path):
+    """A Relax VM profile of tests/data/relax/small_convnet.fused.relax.py as Report.json()
+    writes it (PrimFunc names, VM builtins, Argument Shapes inputs then output)."""
+    calls = [
+        ("vm.builtin.check_tensor_info", "float32[1, 3, 8, 8]", 0.4),
+        ("reshape", "float32[16], float32[1, 16, 1, 1]", 1.1),
+        ("fused_conv2d_add_relu", "float32[1, 3, 8, 8], float32[16, 3, 3, 3], float32[1, 16, 1, 1], float32[1, 16, 8, 8]", 31.5),
+        ("reshape", "float32[16], float32[1, 16, 1, 1]", 1.0),
+        ("fused_conv2d1_add_relu", "float32[1, 16, 8, 8], float32[16, 16, 3, 3], float32[1, 16, 1, 1], float32[1, 16, 8, 8]", 142.25),
+        ("reshape1", "float32[1, 16, 8, 8], float32[1, 1024]", 2.0),
+        ("transpose", "float32[10, 1024], float32[1024, 10]", 9.75),
+        ("fused_matmul_add1", "float32[1, 1024], float32[1024, 10], float32[10], float32[1, 10]", 12.5),
+    ]
+    body = ",".join('{"Name":{"string":"%s"},"Duration (us)":{"microseconds":%.17f},"Count":{"count":1},'
+                    '"Device":{"string":"cpu0"},"Argument Shapes":{"string":"%s"}}' % (n, t, a) for n, a, t in calls)
+    path.write_text('{"calls":[%s],"device_metrics":{},"configuration":{"Executor":{"string":"VM"}}}' % body)
+    return path
+
+
+def test_relax_script_forms():
+    _, high = parse(DATA / "relax/small_convnet.relax.py")
+    convs = [c for c in high.ir_calls if c.op_name == "nn.conv2d"]
+    assert [c.workload_key for c in convs] == [
+        "conv2d float32 d=1x3x8x8 w=16x3x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1",
+        "conv2d float32 d=1x16x8x8 w=16x16x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1"]
+    assert next(c for c in high.ir_calls if c.op_name == "matmul").workload_key == "dense float32 d=1x1024 w=10x1024"
+    _, fused = parse(DATA / "relax/small_convnet.fused.relax.py")
+    call = next(c for c in fused.ir_calls if c.primfunc == "fused_conv2d_add_relu")
+    assert call.op_family == "conv2d" and call.result_shapes == [[1, 16, 8, 8]]
+    assert call.args_flat == "1,3,8,8,16,3,3,3,1,16,1,1,1,16,8,8"
+    assert [c.primfunc for c in fused.ir_calls].count("reshape") == 2
+
+
+def test_metaschedule_database_folder():
+    name, parsed = parse(DATA / "ms-database/small_convnet")
+    assert name == "ms-database"
+    lines = (DATA / "ms-database/small_convnet/database_workload.json").read_text().splitlines()
+    records = (DATA / "ms-database/small_convnet/database_tuning_record.json").read_text().splitlines()
+    assert len(parsed.tasks) == len(lines) and len(parsed.records) == len(records)
+    task = parsed.tasks[0]
+    assert task.task_name == json.loads(lines[0])[0] == task.structural_hash
+    assert task.op_family == "conv2d" and task.variant == "conv2d_nchw"
+    assert json.loads(task.task_args)[1] == ["TENSOR", [16, 3, 3, 3], "float32"]
+    first = json.loads(records[0])[1]
+    assert parsed.records[0].costs_s == first[1] and json.loads(task.target)["kind"] == "llvm"
+
+
+def test_relax_profile_matches_metaschedule_tasks_by_argument_shapes(cli, tmp_path):
+    report = relax_vm_report(tmp_path / "small_convnet.report.json")
+    result = cli("ingest", report, DATA / "relax/small_convnet.fused.relax.py", DATA / "ms-database/small_convnet",
+                 "--model", "small_convnet")
+    assert result.code == 0, result.err
+    matches = {m["func_name"]: m for m in cli("matches", "-f", "json").json()}
+    tuned = matches["fused_conv2d_add_relu"]
+    assert tuned["method"] == "workload" and tuned["task_name"] == "7460716542787474096"
+    other = matches["fused_conv2d1_add_relu"]
+    assert other["method"] == "workload" and other["task_name"] is None  # in the IR, not in the database
+    assert matches["vm.builtin.check_tensor_info"]["reason"] == "not tunable: vm_builtin"
+    assert matches["reshape"]["method"] == "unmatched"
+    tasks = cli("tasks", "--model", "small_convnet", "-f", "json").json()
+    assert tasks[0]["tuner"] == "meta_schedule" and tasks[0]["records"] == 4
+    assert tasks[0]["best_cost_us"] == pytest.approx(min(
+        json.loads(l)[1][1][0] for l in (DATA / "ms-database/small_convnet/database_tuning_record.json").read_text().splitlines()) * 1e6)
+
+
+def test_malformed_metaschedule_database(cli, db, tmp_path, vgg16):
+    cli("ingest", vgg16["table"], "--model", "m")
+    before = table_counts(db)
+    folder = tmp_path / "db"
+    folder.mkdir()
+    src = DATA / "ms-database/small_convnet"
+    (folder / "database_workload.json").write_text((src / "database_workload.json").read_text())
+    (folder / "database_tuning_record.json").write_text('[7, [[], [1e-5], null, null]]\n')
+    result = cli("ingest", folder, "--model", "m")
+    assert result.code == 1 and "database_tuning_record.json:1" in result.err and "workload index 7" in result.err
+    assert table_counts(db) == before
