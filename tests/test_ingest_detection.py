@@ -21,6 +21,19 @@ def test_every_format_is_detected(vgg16):
            ["debug-table", "relay", "autotvm-tasks", "autotvm-tasks"]
 
 
+def test_every_format_says_its_role_in_the_one_vocabulary():
+    """rows.ROLES is the one list of roles: every format uses one, and the stored column's
+    documentation names each."""
+    from hotdb.ingest.rows import ROLES
+    from hotdb.store.connection import Store
+
+    assert {ingestor.role for ingestor in REGISTRY} <= set(ROLES)
+    with Store(":memory:") as store:
+        (comment,), = store.con.execute("SELECT comment FROM duckdb_columns() "
+                                        "WHERE table_name = 'sources' AND column_name = 'role'").fetchall()
+    assert all(role in comment for role in ROLES)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.binary(max_size=400))
 def test_random_bytes_raise_only_parse_errors(tmp_path_factory, data):

@@ -184,8 +184,8 @@ class Ingestor(Protocol):
     Text formats may also say where blocks of their format lie in a pasted text:
     `blocks(lines) -> [(first, one past last), ...]` (0-based line indexes; paste.py)."""
 
-    name: str  #: what `--format` takes, e.g. "debug-table"
-    role: str  #: "profile", "ir" or "tasks"
+    name: str  #: what `--input-format` takes, e.g. "debug-table"
+    role: str  #: one of rows.ROLES
     reads: str  #: one line for `hotdb formats`: what the format is
     detects: str  #: one line: how sniff recognises it
 
