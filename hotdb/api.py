@@ -38,23 +38,28 @@ class Hotdb:
                                tags=tags, entry=entry, progress=progress)
 
     def tune(self, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
-             work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3, progress=None) -> Result:
-        """Tune the hotspot tasks with MetaSchedule, re-profile, compare (hotdb/ops/tune.py)."""
+             work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,
+             build_timeout_s: float | None = None, run_timeout_s: float | None = None, share_of: str = "tunable",
+             progress=None, notify=None) -> Result:
+        """Tune the hotspot tasks with MetaSchedule, re-profile, compare; TuneFailed when no
+        trial measured a time (hotdb/ops/tune.py)."""
         return tune.tune(self.database, model, coverage=coverage, trials=trials, per_task_max=per_task_max,
-                         work_dir=work_dir, target=target, repeat=repeat, progress=progress)
+                         work_dir=work_dir, target=target, repeat=repeat, build_timeout_s=build_timeout_s,
+                         run_timeout_s=run_timeout_s, share_of=share_of, progress=progress, notify=notify)
 
     # -- reading ----------------------------------------------------------------------------
     def top(self, *, by: str = "task", coverage: float | None = None, run: str | None = None, model: str | None = None,
-            all_models: bool = False, weights: dict[str, float] | None = None) -> Result:
+            all_models: bool = False, weights: dict[str, float] | None = None, share_of: str = "tunable") -> Result:
         """Tasks (nodes, op families) ranked by time; with `coverage`, the fewest that reach it (hotdb/ops/rank.py)."""
         return rank.top(self.database, by=by, coverage=coverage, run=run, model=model, all_models=all_models,
-                        weights=weights)
+                        weights=weights, share_of=share_of)
 
     def export(self, *, to: str, coverage: float | None = 90.0, run: str | None = None, model: str | None = None,
-               log: str | Path | None = None, all_models: bool = False, weights: dict[str, float] | None = None):
+               log: str | Path | None = None, all_models: bool = False, weights: dict[str, float] | None = None,
+               share_of: str = "tunable"):
         """The tasks a coverage cut selects, in a tuner's own format (hotdb/ops/export.py)."""
         return export.export(self.database, to=to, coverage=coverage, run=run, model=model, log=log,
-                             all_models=all_models, weights=weights)
+                             all_models=all_models, weights=weights, share_of=share_of)
 
     def compare(self, run_a: str | None = None, run_b: str | None = None, *, by: str = "task", threshold: float = 0.0,
                 model: str | None = None) -> Result:

@@ -32,6 +32,15 @@ class TopBy(str, Enum):
     op = "op"
 
 
+class ShareOf(str, Enum):
+    tunable = "tunable"
+    run = "run"
+
+
+ShareOfOption = Annotated[ShareOf, typer.Option(
+    "--share-of", help="Tasks' shares of the tunable kernels' time (what tasks can reach), or of the whole run's.")]
+
+
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 RunOption = Annotated[Optional[str], typer.Option("--run", help="Run label (default: the latest run).")]
 ModelOption = Annotated[Optional[str], typer.Option("--model", help="Model name (its latest run).")]
@@ -95,9 +104,10 @@ def top(
     model: ModelOption = None,
     all_models: Annotated[bool, typer.Option("--all-models", help="Tasks over the latest run of every model.")] = False,
     weight: Annotated[list[str], typer.Option("--weight", help="MODEL=W: scale a model's times (with --all-models); repeatable.")] = [],
+    share_of: ShareOfOption = ShareOf.tunable,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Rank by time with share and cumulative share of the run's total time."""
+    """Rank by time with share and cumulative share (tasks: of the tunable kernel time)."""
     weights = {}
     for key, value in _tags(weight).items():
         try:
@@ -106,7 +116,8 @@ def top(
             raise typer.BadParameter(f"expected MODEL=NUMBER, got {key}={value}", param_hint="--weight") from None
     from hotdb import words
 
-    result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models, weights=weights)
+    result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models, weights=weights,
+                        share_of=share_of.value)
     _render(result, fmt, words.top(result))
 
 
@@ -119,11 +130,13 @@ def export(
     output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of standard output.")] = None,
     log: Annotated[Optional[Path], typer.Option("--log", help="Filter this tuning log instead of the ingested records.")] = None,
     all_models: Annotated[bool, typer.Option("--all-models", help="Select over the latest run of every model (see top --all-models).")] = False,
+    share_of: ShareOfOption = ShareOf.tunable,
 ) -> None:
     """Export the tasks that cover most of a run's time, in a tuner's own format."""
     from hotdb import render, words
 
-    result = _api().export(to=to, coverage=coverage, run=run, model=model, log=log, all_models=all_models)
+    result = _api().export(to=to, coverage=coverage, run=run, model=model, log=log, all_models=all_models,
+                           share_of=share_of.value)
     if output is None:
         sys.stdout.write(result.text)
     else:
@@ -140,23 +153,34 @@ def compare(
     by: Annotated[str, typer.Option("--by", help="task (= workload), node (= kernel symbol) or op.")] = "task",
     threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.")] = 0.0,
     fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT",
-                                  help="Exit 1 when a significant regression exceeds PCT %.")] = None,
+                                  help="Exit 1 when a significant regression exceeds PCT % (its 95 % interval above).")] = None,
+    allow_different_builds: Annotated[bool, typer.Option(
+        "--allow-different-builds", help="Let --fail-on-regression judge runs of different IR or target.")] = False,
     model: ModelOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Compare two runs per task with a significance test; a CI gate with --fail-on-regression."""
-    from hotdb import words
+    from hotdb import render, words
 
     result = _api().compare(run_a, run_b, by=by, threshold=threshold, model=model)
+    warning = words.different_builds(result.facts)
+    if warning:
+        render.warn(warning)
+        if fail_on_regression is not None and not allow_different_builds:
+            render.error("--fail-on-regression compares builds of the same IR and target; "
+                         "give --allow-different-builds to judge these anyway")
+            raise typer.Exit(1)
     _render(result, fmt, words.compare(result))
     if fail_on_regression is not None:
+        # the regression exceeds PCT % with 95 % confidence: the ratio's interval lies above it
         worst = [r for r in result.records() if r["verdict"] == "regression" and r["item"] != "(end to end)"
-                 and (r["ratio"] - 1) * 100 > fail_on_regression]
+                 and r["ratio_low"] is not None and (r["ratio_low"] - 1) * 100 > fail_on_regression]
         if worst:
             from hotdb import render
 
             render.error(f"{len(worst)} significant regressions above {fail_on_regression:g} %: "
-                         + ", ".join(f"{r['task_name'] or r['item']} x{r['ratio']:.2f}" for r in worst))
+                         + ", ".join(f"{r['task_name'] or r['item']} x{r['ratio']:.3f} "
+                                     f"(95 % interval {r['ratio_low']:.3f}-{r['ratio_high']:.3f})" for r in worst))
             raise typer.Exit(1)
 
 
@@ -292,14 +316,27 @@ def tune(
     work_dir: Annotated[Optional[Path], typer.Option("--work-dir", help="Where the MetaSchedule database is kept (default ./hotdb-tune-MODEL).")] = None,
     target: Annotated[Optional[str], typer.Option("--target", help="As for `hotdb profile`.")] = None,
     repeat: Annotated[int, typer.Option("--repeat", help="Timing samples when profiling.")] = 3,
+    build_timeout: Annotated[Optional[float], typer.Option("--build-timeout", metavar="SECONDS",
+                             help="Time limit for building one trial (default 120).")] = None,
+    run_timeout: Annotated[Optional[float], typer.Option("--run-timeout", metavar="SECONDS",
+                           help="Time limit for running one trial (default 60).")] = None,
+    share_of: ShareOfOption = ShareOf.tunable,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Tune only the hotspot tasks with MetaSchedule, then re-profile and compare."""
     from hotdb import render, words
+    from hotdb.errors import TuneFailed
 
-    with render.progress() as progress:
-        result = _api().tune(model, coverage=coverage, trials=trials, per_task_max=per_task_max,
-                             work_dir=work_dir, target=target, repeat=repeat, progress=progress)
+    try:
+        with render.progress() as progress:
+            result = _api().tune(model, coverage=coverage, trials=trials, per_task_max=per_task_max,
+                                 work_dir=work_dir, target=target, repeat=repeat, build_timeout_s=build_timeout,
+                                 run_timeout_s=run_timeout, share_of=share_of.value, progress=progress,
+                                 notify=render.warn)
+    except TuneFailed as exc:
+        if exc.limit in words.TUNE_LIMIT_OPTIONS:
+            exc.args = (f"{exc} Raise it with {words.TUNE_LIMIT_OPTIONS[exc.limit]} SECONDS.",)
+        raise
     _render(result, fmt, words.tune(result))
 
 

@@ -33,3 +33,13 @@ class DatabaseError(HotdbError):
 
 class CaptureError(HotdbError):
     """TVM failed to import, compile or run a model during live capture."""
+
+
+class TuneFailed(HotdbError):
+    """A tune in which no trial measured a time. `limit` names the tune's setting that
+    caused it, where one did ("build_timeout_s" or "run_timeout_s"), for the CLI to say
+    which option raises it."""
+
+    def __init__(self, message: str, *, trials: int, failures: dict[str, int], limit: str | None = None):
+        super().__init__(message)
+        self.trials, self.failures, self.limit = trials, failures, limit

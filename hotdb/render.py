@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hotdb.result import Result
-from hotdb.words import View
+from hotdb.words import View, figure
 
 if TYPE_CHECKING:
     from hotdb.store.loader import LoadResult
@@ -62,13 +62,7 @@ def _cell(column: str, value) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        if column in ("ratio", "speedup"):
-            return f"{value:.3f}"
-        if column == "p_value":
-            return f"{value:.3g}"
-        if column.endswith("_pct") or column == "confidence":
-            return f"{value:.1f}" if column != "confidence" else f"{value:.2f}"
-        return f"{value:,.1f}"
+        return figure(column, value)
     if isinstance(value, list):
         items = [str(v) for v in value]
         shown = ", ".join(items[:_LIST_ITEMS])
@@ -102,6 +96,8 @@ def ingest_summary(result: LoadResult) -> None:
             _out.print(f"[green]ingested[/green] {escape(f.path)} as {f.format} ({f.role}): {f.rows:,} rows")
         for warning in f.warnings:
             warn(warning)
+    for note_text in result.notes:
+        warn(note_text)
     if result.nothing_new:
         _out.print(f"nothing new: every file was already in the database for model {result.model}")
     elif result.run_label:

@@ -44,6 +44,8 @@ def _plt():
     matplotlib.use("svg")  # no display, no network: vector charts inlined in the page
     import matplotlib.pyplot as plt
 
+    # text stays text (not glyph outlines): a reader can select it, a test can read it
+    matplotlib.rcParams["svg.fonttype"] = "none"
     return plt
 
 
@@ -55,27 +57,41 @@ def _svg(figure) -> str:
     return text[text.index("<svg"):]
 
 
+def coverage_cut(rows: list[dict], coverage: float = COVERAGE_PCT) -> tuple[int, float]:
+    """(tasks, share they reach): the fewest rows reaching `coverage`, or all of them."""
+    for i, row in enumerate(rows):
+        if row["cumulative_pct"] >= coverage:
+            return i + 1, row["cumulative_pct"]
+    return len(rows), rows[-1]["cumulative_pct"] if rows else 0.0
+
+
 def _pareto(data: ReportData) -> str:
+    from matplotlib.ticker import MaxNLocator
+
     plt = _plt()
     rows = data.top.records()
     cumulative = [0.0] + [r["cumulative_pct"] for r in rows]
-    cut = next((i + 1 for i, r in enumerate(rows) if r["cumulative_pct"] >= COVERAGE_PCT), len(rows))
+    cut, reached = coverage_cut(rows)
+    of = "tunable kernel time" if data.top.facts.get("share_of") == "tunable" else "run time"
     figure, axis = plt.subplots(figsize=(7, 3.6))
-    axis.bar(range(1, len(rows) + 1), [r["share_pct"] for r in rows], color="#9db4d0", label="share of run time")
+    axis.bar(range(1, len(rows) + 1), [r["share_pct"] for r in rows], color="#9db4d0", label=f"share of {of}")
     axis.plot(range(len(cumulative)), cumulative, marker="o", color="#1f4e89", label="cumulative share")
     axis.axhline(COVERAGE_PCT, color="#888", linestyle=":", linewidth=1)
-    axis.axvline(cut, color="#c0392b", linestyle="--", label=f"{cut} tasks reach {COVERAGE_PCT:g} %")
+    reach = f"{cut} tasks reach {reached:.1f} %" + ("" if reached >= COVERAGE_PCT else f" ({COVERAGE_PCT:g} % is out of reach)")
+    axis.axvline(cut, color="#c0392b", linestyle="--", label=reach)
     axis.set_xlabel("tasks, most time first")
-    axis.set_ylabel("% of run time")
+    axis.set_ylabel(f"% of {of}")
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # a task is whole
     axis.set_ylim(0, 100)
     axis.set_title(f"Coverage, run {data.runs[-1]}")
-    axis.legend(loc="center right", fontsize=8)
+    axis.legend(loc="center right", fontsize=8).set_gid("coverage-legend")
     return _svg(figure)
 
 
 def _comparison(data: ReportData) -> str:
     plt = _plt()
-    rows = [r for r in data.compare.records() if r["ratio"] is not None][:15]
+    # tested items only: a derived one (the runtime overhead) has no samples to judge a change by
+    rows = [r for r in data.compare.records() if r["ratio"] is not None and r["p_value"] is not None][:15]
     figure, axis = plt.subplots(figsize=(7, 0.35 * len(rows) + 1.2))
     colors = ["#c0392b" if r["verdict"] == "regression" else "#27ae60" if r["verdict"] == "improvement" else "#aaaaaa"
               for r in rows]
@@ -83,6 +99,7 @@ def _comparison(data: ReportData) -> str:
     axis.barh(range(len(rows)), [r["ratio"] for r in rows], color=colors)
     axis.axvline(1.0, color="#333", linewidth=1)
     axis.set_yticks(range(len(rows)), labels, fontsize=7)
+    axis.set_gid("comparison-bars")
     axis.invert_yaxis()
     axis.set_xscale("log")
     axis.set_xlabel(f"time in {data.runs[-1]} / time in {data.runs[0]} (red: significant regression, green: improvement)")
@@ -91,11 +108,12 @@ def _comparison(data: ReportData) -> str:
 
 
 def _short(row: dict) -> str:
-    """A chart label: the task with its operand shapes (the name alone repeats across tasks)."""
+    """A chart label: the task with its operand shapes (the name alone repeats across tasks),
+    whole: a cut label can name two tasks alike."""
     parts = str(row.get("item") or row.get("workload") or "").split()
     shapes = " ".join(p for p in parts if p.startswith(("d=", "w=")))
     name = row.get("task_name") or (parts[1] if parts[:1] == ["kernel"] else parts[0] if parts else "")
-    return f"{name} {shapes}".strip()[:60]
+    return f"{name} {shapes}".strip()
 
 
 def _history(data: ReportData) -> str:
@@ -104,9 +122,9 @@ def _history(data: ReportData) -> str:
     for result in data.history:
         records = result.records()
         if records:
-            axis.plot([r["run"] for r in records], [r["time_us"] / 1e3 for r in records], marker="o",
+            axis.plot([r["run"] for r in records], [r["time_us"] for r in records], marker="o",
                       label=_short(records[0]))
-    axis.set_ylabel("time per inference (ms)")
+    axis.set_ylabel("time per inference (us)")  # the tables' unit
     axis.set_title("Top tasks across runs")
     axis.legend(fontsize=7)
     return _svg(figure)
@@ -115,13 +133,14 @@ def _history(data: ReportData) -> str:
 def _table(result: Result, columns: list[str]) -> str:
     records = result.records()
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(r.get(c)))}</td>" for c in columns) + "</tr>" for r in records)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(c, r.get(c)))}</td>" for c in columns) + "</tr>"
+                   for r in records)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _cell(value) -> str:
-    if isinstance(value, float):
-        return f"{value:,.2f}"
+def _cell(column: str, value) -> str:
+    if isinstance(value, float):  # as in the terminal: each figure with its precision
+        return words.figure(column, value)
     if isinstance(value, list):
         return ", ".join(map(str, value[:4])) + (" …" if len(value) > 4 else "")
     return "" if value is None else str(value)
@@ -157,7 +176,7 @@ svg {{ max-width: 100%; height: auto; }}
 def _md_table(result: Result, columns: list[str]) -> str:
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in result.records():
-        lines.append("| " + " | ".join(_cell(r.get(c)).replace("|", "/") for c in columns) + " |")
+        lines.append("| " + " | ".join(_cell(c, r.get(c)).replace("|", "/") for c in columns) + " |")
     return "\n".join(lines)
 
 

@@ -10,6 +10,20 @@ from dataclasses import dataclass, field
 from hotdb.result import Result
 
 
+def figure(column: str, value: float) -> str:
+    """A number as every output shows it, by what its column holds: p-values to three
+    significant digits, ratios to three decimals, shares to one, times to 0.1 us."""
+    if column == "p_value":
+        return f"{value:.3g}"
+    if column in ("ratio", "speedup") or column.startswith("ratio_"):
+        return f"{value:.3f}"
+    if column == "confidence":
+        return f"{value:.2f}"
+    if column.endswith("_pct"):
+        return f"{value:.1f}"
+    return f"{value:,.1f}"
+
+
 @dataclass
 class View:
     title: str
@@ -18,14 +32,16 @@ class View:
 
 
 TOP_COLUMNS = {
-    "task": ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "methods", "confidence"],
+    "task": ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "methods", "confidence",
+             "workload_tasks"],
     "node": ["rank", "node", "kernel_family", "time_us", "share_pct", "cumulative_pct", "task_name", "method", "confidence"],
     "op": None,
 }
 ALL_MODELS_COLUMNS = ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "models"]
 MATCHES_COLUMNS = ["node_index", "node", "time_us", "task_name", "method", "confidence", "candidates", "reason"]
 TASKS_COLUMNS = ["model", "tuner", "task_name", "target", "workload", "weight", "formats", "records", "best_cost_us"]
-COMPARE_COLUMNS = ["item", "task_name", "time_a_us", "time_b_us", "ratio", "samples_a", "samples_b", "p_value", "verdict"]
+COMPARE_COLUMNS = ["item", "task_name", "time_a_us", "time_b_us", "ratio", "ratio_low", "ratio_high", "samples_a",
+                   "samples_b", "p_value", "verdict"]
 HISTORY_COLUMNS = ["run", "model", "created_at", "task_name", "time_us", "calls", "share_pct", "tvm_version", "tags"]
 _KINDS = {"task": "tasks", "node": "nodes", "op": "op families"}
 
@@ -42,10 +58,18 @@ def top(result: Result) -> View:
     kind = _KINDS[f["by"]]
     if result.rows and f.get("reached_pct") is not None:
         reached, total = f["reached_pct"], f["total_time_us"]
-        line = f"{len(result.rows)} {kind} cover {reached:.1f} % of {total:,.1f} us"
+        if f.get("share_of") == "tunable":
+            of = (f"of the tunable kernel time ({f['tunable_time_us'] or 0:,.1f} us, "
+                  f"{f.get('tunable_pct') or 0:.1f} % of the run's {total:,.1f} us)")
+        else:
+            of = f"of the run's {total:,.1f} us"
+        line = f"{len(result.rows)} {kind} cover {reached:.1f} % {of}"
         if f.get("coverage") is not None and reached < f["coverage"]:
             line += f": {f['coverage']:g} % cannot be reached by {kind} alone"
         notes.append(line)
+    if f["by"] == "task":
+        notes.append(f"apart from it: runtime overhead {f.get('overhead_pct') or 0:.1f} %, "
+                     f"untunable kernels {f.get('untunable_pct') or 0:.1f} % of the run")
     notes.append(f"time matched to a workload {f.get('matched_pct') or 0:.1f} % (to a task {f.get('with_task_pct') or 0:.1f} %), "
                  f"ambiguous {f.get('ambiguous_pct') or 0:.1f} %, tunable but unmatched {f.get('unmatched_tunable_pct') or 0:.1f} %, "
                  f"not tunable {f.get('not_tunable_pct') or 0:.1f} %")
@@ -65,8 +89,23 @@ def compare(result: Result) -> View:
     f = result.facts
     counts = ", ".join(f"{n} {verdict}" for verdict, n in sorted(f.get("verdicts", {}).items()))
     return View(f"{f['run_a']} -> {f['run_b']}, by {f['by']}", COMPARE_COLUMNS,
-                [counts, "significant: every sample of one run beyond every sample of the other "
-                         "(exact two-sided Mann-Whitney p <= 0.05, so at least 4 samples a side)"])
+                [counts, "p_value: two-sided Mann-Whitney U with ties (exact up to 50 samples); significant at "
+                         "p <= 0.05; ratio_low..ratio_high: 95 % confidence interval of the ratio b/a; "
+                         "untested: fewer than two samples a side, or a time not measured sample by sample "
+                         "(a derived item such as the runtime overhead)"])
+
+
+def different_builds(facts: dict) -> str | None:
+    """The warning a comparison of two different builds carries, or None."""
+    what = []
+    if facts.get("same_ir") is False:
+        what.append("different IR")
+    if facts.get("same_target") is False:
+        what.append(f"different targets ({facts.get('target_a')} vs {facts.get('target_b')})")
+    if not what:
+        return None
+    return (f"{facts['run_a']} and {facts['run_b']} are runs of {' and '.join(what)}: "
+            "a change may be the model's or the target's, not the code's")
 
 
 def history(result: Result) -> View:
@@ -76,14 +115,27 @@ def history(result: Result) -> View:
 def tune(result: Result) -> View:
     f = result.facts
     notes = [f"database: {f['work_dir']}", f"run {f['tuned']} (baseline {f['baseline']})"]
+    failed = f["trials"] - f["valid_trials"]
+    if failed:
+        kinds = "; ".join(f"{n} x {kind}" for kind, n in f["failures"].items())
+        notes.append(f"{failed} of {f['trials']} trials failed" + (f": {kinds}" if kinds else ""))
+    if f["applied"] < f["tasks"]:
+        notes.append(f"{f['tasks'] - f['applied']} selected tasks got no valid schedule and run as before")
     if not f.get("finished", True):
         notes.append("tuning was interrupted: the records tuned so far were applied")
-    return View(f"{f['baseline']} -> {f['tuned']}: tuned {f['tasks']} tasks, {f['trials']} trials", None, notes)
+    return View(f"{f['baseline']} -> {f['tuned']}: {f['applied']} of {f['tasks']} tasks tuned, "
+                f"{f['valid_trials']} of {f['trials']} trials measured", None, notes)
+
+
+# the option that sets each of a tune's limits, for errors that name one
+TUNE_LIMIT_OPTIONS = {"build_timeout_s": "--build-timeout", "run_timeout_s": "--run-timeout"}
 
 
 def export_notes(facts: dict) -> list[str]:
     where = f"run {facts['run']}" if facts.get("run") else "all models"
-    notes = [f"{where}: {facts['workloads']} workloads cover {facts['covered_pct']:.1f} %, {facts['tasks']} tasks selected"]
+    of = "of the tunable kernel time" if facts.get("share_of", "tunable") == "tunable" else "of the run's time"
+    notes = [f"{where}: {facts['workloads']} workloads cover {facts['covered_pct']:.1f} % {of}, "
+             f"{facts['tasks']} tasks selected"]
     if facts["untuned"]:
         notes.append(f"{len(facts['untuned'])} selected tasks have no tuning record: {', '.join(facts['untuned'])}")
     if facts["taskless"]:

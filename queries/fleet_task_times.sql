@@ -1,8 +1,8 @@
 -- Task times over many models at once (`hotdb top --all-models`): one row per workload
 -- over the latest run of every model, its time summed across models, each model's times
 -- scaled by its weight, ranked, with share and cumulative share of the models' weighted
--- total (the time no task acts on counts in the total only). A workload several models
--- share is one tuning task.
+-- tunable kernel time (node_matches.time_class 'tunable'; tunable kernels no task acts on
+-- count in the total only). A workload several models share is one tuning task.
 --
 -- @param weight_models  model names whose times are scaled (a list; others weigh 1)
 -- @param weight_values  their weights, in the same order (a list of numbers)
@@ -12,7 +12,7 @@
 -- @column workload_key   canonical workload, or 'args <dims>' for a task known by argument shapes only
 -- @column time_us        weighted time of the workload over the models' latest runs, in microseconds per inference
 -- @column calls          kernel calls of the workload per inference, over the models
--- @column share_pct      share of the models' weighted total time
+-- @column share_pct      share of the models' weighted tunable kernel time
 -- @column cumulative_pct share of this and every higher-ranked workload
 -- @column models         the models whose latest run computes the workload
 -- @column tuner          the chosen task's tuner
@@ -31,7 +31,7 @@ per_workload AS (  -- IN reaches the nodes scan; a join with `latest` would not
            sum(p.time_us * w.weight) AS time_us, sum(p.calls) AS calls,
            list_sort(list_distinct(list(w.model))) AS models
     FROM node_matches AS p JOIN weighted AS w USING (run_id)
-    WHERE p.run_id IN (SELECT run_id FROM latest)
+    WHERE p.run_id IN (SELECT run_id FROM latest) AND p.time_class = 'tunable'
     GROUP BY p.workload_key
 ),
 shared AS (

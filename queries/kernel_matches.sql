@@ -12,8 +12,8 @@
 -- @column workload_key   the workload the kernel computes; NULL when ambiguous or unmatched
 -- @column method         ladder rule that decided (see kernel_matches_live)
 -- @column confidence     how sure the match is, 0..1: name and workload 1.0, shape 0.95 (0.7 when call counts disagree with the IR), call_count 0.9, numbering+flops 0.9, numbering 0.75, flops 0.6; NULL when nothing was chosen
--- @column candidates     number of candidate workloads
--- @column candidate_keys candidate workloads, for ambiguous kernels
+-- @column candidates     number of candidate workloads (kernel_matches_live says which)
+-- @column candidate_keys the candidate workloads
 -- @column reason         for unmatched and ambiguous kernels, why
 CREATE OR REPLACE VIEW kernel_matches AS
 SELECT run_id, func_name, kernel_family, calls, time_us, workload_key, method, confidence, candidates,

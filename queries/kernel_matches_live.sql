@@ -30,8 +30,9 @@
 -- @column workload_key   the workload the kernel computes; NULL when ambiguous or unmatched
 -- @column method         ladder rule that decided (see above)
 -- @column confidence     how sure the match is, 0..1: name and workload 1.0, shape 0.95 (0.7 when call counts disagree with the IR), call_count 0.9, numbering+flops 0.9, numbering 0.75, flops 0.6; NULL when nothing was chosen
--- @column candidates     number of candidate workloads
--- @column candidate_keys candidate workloads, for ambiguous kernels
+-- @column candidates     number of candidate workloads: those of the kernel's op family and shapes, and a
+--                        task of the kernel's name's
+-- @column candidate_keys the candidate workloads
 -- @column reason         for unmatched and ambiguous kernels, why
 CREATE OR REPLACE VIEW kernel_matches_live AS
 WITH k AS (
@@ -135,7 +136,11 @@ calls_agree AS (
 ),
 decided AS (
     SELECT k.run_id, k.func_name, k.kernel_family, k.calls, k.time_us, k.tunable,
-           p.candidates, p.candidate_keys,
+           -- the named task's workload is a candidate too: one count however the kernel matched
+           coalesce(p.candidates, 0) + CASE WHEN n.workload_key IS NOT NULL
+                AND NOT list_contains(coalesce(p.candidate_keys, []), n.workload_key) THEN 1 ELSE 0 END AS candidates,
+           CASE WHEN n.workload_key IS NOT NULL AND NOT list_contains(coalesce(p.candidate_keys, []), n.workload_key)
+                THEN list_append(coalesce(p.candidate_keys, []), n.workload_key) ELSE p.candidate_keys END AS candidate_keys,
            CASE
                WHEN n.func_name IS NOT NULL AND p.by_inputs AND p.only_key IS DISTINCT FROM n.workload_key
                     AND n.workload_key IS NOT NULL THEN 'ambiguous'
@@ -180,7 +185,7 @@ SELECT
         WHEN 'numbering' THEN 0.75
         WHEN 'flops' THEN 0.6
     END::DOUBLE AS confidence,
-    coalesce(candidates, 0) AS candidates,
+    candidates,
     candidate_keys,
     CASE
         WHEN method = 'unmatched' AND NOT tunable THEN 'not tunable: ' || kernel_family

@@ -1,5 +1,7 @@
 -- One row per distinct tuning task of a model: the same (tuner, task name, args) from
--- several files (a task listing and a log) is one task. Tuning records of the task are
+-- several files (a task listing and a log) is one task; a MetaSchedule database's
+-- workload (which MetaSchedule names by its structural hash) is the task of a live
+-- capture with the same structural hash. Tuning records of the task are
 -- summarised; hotdb tasks lists them. A task printed with its tensors only (no strides,
 -- no padding) takes its workload from the model's IR: the one workload with the task's
 -- op family and logical operands.
@@ -22,20 +24,16 @@
 -- @column first_source_id   first source file the task was read from
 -- @column first_task_index  its position in that file
 -- @column record_count      tuning records of the task over all sources of the model
+-- @column valid_record_count its records that measured a time (not a build, run or timeout error)
 -- @column best_cost_us      fastest successful measured mean cost, in microseconds
 CREATE OR REPLACE VIEW model_tasks AS
-WITH task_rows AS (
-    SELECT s.model_id, t.*
-    FROM tasks AS t
-    JOIN sources AS s USING (source_id)
-),
-records AS (
-    SELECT s.model_id, t.tuner, t.task_name, t.task_args,
+WITH records AS (
+    SELECT t.model_id, t.tuner, t.task_name, t.task_args,
            count(*) AS record_count,
+           count(*) FILTER (WHERE r.error_no = 0) AS valid_record_count,
            min(list_avg(r.costs_s)) FILTER (WHERE r.error_no = 0) * 1e6 AS best_cost_us
     FROM tuning_records AS r
-    JOIN sources AS s USING (source_id)
-    JOIN tasks AS t ON t.source_id = r.source_id AND t.task_index = r.task_index
+    JOIN _task_rows AS t ON t.source_id = r.source_id AND t.task_index = r.task_index
     GROUP BY ALL
 ),
 grouped AS (
@@ -57,8 +55,9 @@ grouped AS (
         min(t.source_id) AS first_source_id,
         arg_min(t.task_index, t.source_id) AS first_task_index,
         coalesce(any_value(r.record_count), 0) AS record_count,
+        coalesce(any_value(r.valid_record_count), 0) AS valid_record_count,
         any_value(r.best_cost_us) AS best_cost_us
-    FROM task_rows AS t
+    FROM _task_rows AS t
     LEFT JOIN records AS r USING (model_id, tuner, task_name, task_args)
     GROUP BY t.model_id, t.tuner, t.task_name, t.task_args
 ),
@@ -81,7 +80,7 @@ SELECT
     CASE WHEN g.workload_key IS NOT NULL THEN 'task' WHEN i.workload_key IS NOT NULL THEN 'ir' END AS workload_from,
     coalesce(g.out_shape_logical, w.out_shape) AS out_shape_logical,
     g.args_flat, g.data_shape_logical, g.weight_shape_logical, g.weight, g.structural_hash,
-    g.first_source_id, g.first_task_index, g.record_count, g.best_cost_us
+    g.first_source_id, g.first_task_index, g.record_count, g.valid_record_count, g.best_cost_us
 FROM grouped AS g
 LEFT JOIN from_ir AS i USING (model_id, tuner, task_name, task_args)
 LEFT JOIN workloads AS w ON w.workload_key = i.workload_key;

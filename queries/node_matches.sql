@@ -18,9 +18,15 @@
 -- @column candidates   number of candidate workloads the kernel had
 -- @column candidate_keys candidate workloads
 -- @column reason       why a node is ambiguous or unmatched
+-- @column time_class   'tunable' (a kernel a tuner can act on, matched or not), 'untunable' (a
+--                      kernel no tuner tunes: layout_transform, pooling, ...) or 'overhead' (not
+--                      a kernel: the runtime's own time, VM builtins, a report's unlisted rest)
 CREATE OR REPLACE VIEW node_matches AS
 SELECT n.run_id, n.node_index, n.node_name, n.func_name, n.kernel_family, n.time_us, n.calls,
        m.workload_key, m.tuner, m.task_name, m.task_args, m.method, m.confidence,
-       m.candidates, m.candidate_keys, m.reason
+       m.candidates, m.candidate_keys, m.reason,
+       CASE WHEN NOT n.is_kernel THEN 'overhead'
+            WHEN m.workload_key IS NULL AND m.reason LIKE 'not tunable%' THEN 'untunable'
+            ELSE 'tunable' END AS time_class
 FROM run_nodes AS n
 JOIN kernel_match_results AS m USING (run_id, func_name);

@@ -14,6 +14,7 @@
 -- @column out_shape         output shape as printed (packed layouts stay packed)
 -- @column out_shape_logical output shape with packed layouts unpacked (NCHW16c -> NCHW)
 -- @column sample_count      number of repeated measurements stored for this node
+-- @column is_kernel         false for what is not a kernel: VM builtins, the runtime's overhead, a report's unlisted rest
 CREATE OR REPLACE VIEW run_nodes AS
 SELECT
     n.run_id,
@@ -26,7 +27,8 @@ SELECT
     100.0 * n.time_us / nullif(sum(n.time_us) OVER (PARTITION BY n.run_id), 0) AS share_pct,
     n.out_shape,
     n.out_shape_logical,
-    coalesce(s.sample_count, 0) AS sample_count
+    coalesce(s.sample_count, 0) AS sample_count,
+    n.is_kernel
 FROM nodes AS n
 LEFT JOIN (
     SELECT run_id, node_index, count(*) AS sample_count FROM node_samples GROUP BY ALL

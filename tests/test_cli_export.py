@@ -59,8 +59,8 @@ def test_all_models_counts_shared_workloads_once_with_weighted_time(cli, vgg16):
     cli("ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "a")
     cli("ingest", DATA / "debug-dump/vgg16/tvmdbg_vgg16", vgg16["relay"], vgg16["tasks"], "--model", "b")
     per_model = {m: {r["workload"]: r["time_us"] for r in cli("top", "--model", m, "-f", "json").json()} for m in "ab"}
-    totals = {m: cli("sql", f"SELECT total_time_us FROM run_totals JOIN models USING (model_id) WHERE name = '{m}'",
-                     "-f", "json").json()[0]["total_time_us"] for m in "ab"}
+    totals = {m: cli("sql", f"SELECT tunable_time_us FROM run_totals JOIN models USING (model_id) WHERE name = '{m}'",
+                     "-f", "json").json()[0]["tunable_time_us"] for m in "ab"}
     rows = cli("top", "--all-models", "--weight", "b=2", "-f", "json").json()
     assert len(rows) == len(set(per_model["a"]) | set(per_model["b"]))  # each shared workload once
     for row in rows:

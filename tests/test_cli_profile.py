@@ -86,13 +86,23 @@ def test_profile_python_function_with_convolutions(cli, tmp_path):
     path.write_text(CONV_MODEL)
     result = cli("profile", f"{path}:build", "--entry", "forward", "--repeat", "3", "--tag", "case=py")
     assert result.code == 0, result.err
-    kernels, _ = check_capture(cli, "net-1")
+    kernels, _ = check_capture(cli, "net:build-1")  # named for the file and the function
     convs = {k["workload_key"] for k in kernels if k["is_kernel"] and (k["workload_key"] or "").startswith("conv2d")}
     # the workload inferred from the task's shapes equals the IR's own conv2d attributes
     assert convs == {"conv2d float32 d=1x3x16x16 w=16x3x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1",
                      "conv2d float32 d=1x16x16x16 w=32x16x3x3 s=2x2 p=1,1,1,1 dl=1x1 g=1"}
     ir = cli("sql", "SELECT DISTINCT workload_key FROM ir_calls WHERE op_name = 'nn.conv2d'", "-f", "json").json()
     assert {r["workload_key"] for r in ir} == convs
+    # the same function with another IR is not the same model: it is kept apart, and said so
+    path.write_text(CONV_MODEL.replace("nn.Conv2D(16, 32, 3, stride=2", "nn.Conv2D(16, 32, 3, stride=1")
+                    .replace("32 * 8 * 8", "32 * 16 * 16"))
+    changed = cli("profile", f"{path}:build", "--entry", "forward", "--repeat", "2")
+    assert changed.code == 0, changed.err
+    assert "holds captures of another IR" in changed.err
+    models = sorted(m["model"] for m in cli("models", "-f", "json").json())
+    assert len(models) == 2 and models[0] == "net:build" and models[1].startswith("net:build@")
+    compared = cli("compare", "net:build-1", f"{models[1]}-1", "--fail-on-regression", "5")
+    assert compared.code == 1 and "different IR" in compared.err and "--allow-different-builds" in compared.err
 
 
 def test_profile_onnx_model(cli, tmp_path):
@@ -132,3 +142,22 @@ def test_missing_device_is_a_clear_error(cli):
     assert result.code == 1 and "no cuda device" in result.err and "Traceback" not in result.err
     bad = cli("profile", "mlp", "--target", "{not json")
     assert bad.code == 1 and "--target" in bad.err
+
+
+@pytest.mark.parametrize("model", ["mlp", "resnet18", "mobilenet_v2", "resnet50", "bert_layer", "vgg16"])
+def test_exported_shares_add_up_on_every_zoo_model(cli, model):
+    """Every MetaSchedule task keeps its own time: tasks that share a workload are rows of
+    their own, and what `export` gives a tuner sums to at most the run's tunable time."""
+    assert cli("profile", model, "--repeat", "1", "--warmup", "0").code == 0
+    exported = cli("export", "--to", "metaschedule", "--coverage", "100").json()
+    assert sum(r["share_pct"] for r in exported) <= 100.0 + 1e-6
+    tunable = cli("sql", "SELECT tunable_time_us, total_time_us FROM run_totals", "-f", "json").json()[0]
+    assert sum(r["time_us"] for r in exported) <= tunable["tunable_time_us"] * (1 + 1e-9)
+    assert len({r["task_name"] for r in exported}) == len(exported)
+    top = cli("top", "--coverage", "90", "-f", "json").json()
+    assert top[-1]["cumulative_pct"] >= 90.0  # reachable: shares are of what tasks can act on
+    shared = [r for r in cli("top", "-f", "json").json() if r["workload_tasks"]]
+    if model == "resnet18":  # conv+add+relu and conv+add+add+relu of one convolution: two tasks
+        assert shared
+    for row in shared:  # a workload two tasks share lists both, each with its own share
+        assert any(entry.startswith(row["task_name"] + " (") for entry in row["workload_tasks"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import subprocess
@@ -29,6 +30,55 @@ def test_report_is_self_contained_and_complete(report_files):
     assert not re.search(r"(src|href)=\"https?:", page)  # nothing fetched from a network
     assert "regression" in page and "conv2d_NCHWc.x86" in page
     assert markdown.startswith("## hotdb report: base, slow") and "| regression |" in markdown
+
+
+def _rendered(page, tmp_path) -> str:
+    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'chromium-dom'}", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    return dom.stdout
+
+
+def _texts(svg: str) -> list[str]:
+    return [html.unescape(re.sub(r"<[^>]+>", "", t)).strip() for t in re.findall(r"<text\b[^>]*>(.*?)</text>", svg, re.S)]
+
+
+def _table_after(rendered: str, heading: str) -> list[dict]:
+    section = rendered[rendered.index(f"<h2>{heading}</h2>"):]
+    table = section[section.index("<table"):section.index("</table>")]
+    head = [html.unescape(h) for h in re.findall(r"<th>(.*?)</th>", table)]
+    rows = re.findall(r"<tr>((?:<td>.*?</td>)+)</tr>", table)
+    return [dict(zip(head, [html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)])) for row in rows]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium (Debian package chromium) is not installed; .ci/run installs it")
+def test_report_charts_say_what_the_tables_say(report_files, tmp_path, cli):
+    """Read as Chromium renders it: the coverage legend states the share the tasks actually
+    reach (the table's cumulative share at the cut), its axis counts whole tasks, the
+    comparison draws only tested items, the history is in the tables' unit, p-values keep
+    their precision."""
+    rendered = _rendered(report_files[0], tmp_path)
+    coverage_svg = rendered[rendered.index("<h2>Coverage</h2>"):rendered.index("<h2>Top tasks</h2>")]
+    top = _table_after(rendered, "Top tasks")
+    cumulative = [float(r["cumulative_pct"]) for r in top]
+    cut = next(i + 1 for i, c in enumerate(cumulative) if c >= 90.0)
+    legend = coverage_svg[coverage_svg.index('id="coverage-legend"'):]
+    assert f"{cut} tasks reach {cumulative[cut - 1]:.1f} %" in _texts(legend)
+    x_ticks = [_texts(tick)[0] for tick in re.split(r'<g id="xtick_\d+">', coverage_svg.split('id="matplotlib.axis_2"')[0])[1:]]
+    assert x_ticks and all(re.fullmatch(r"\d+", t) for t in x_ticks), x_ticks  # whole tasks only
+    raw = {r["item"]: r for r in cli("compare", "base", "slow", "-f", "json").json()}
+    compare_start = rendered.index("<h2>Comparison</h2>")
+    labels = " ".join(_texts(rendered[compare_start:rendered.index("<table", compare_start)]))
+    shown = _table_after(rendered, "Comparison")
+    assert len(shown) == len(raw)
+    for row in shown:
+        p = raw[row["item"]]["p_value"]
+        assert row["p_value"] == ("" if p is None else f"{p:.3g}")  # 0.00794 stays 0.00794
+        if row["verdict"] == "untested":
+            assert row["item"] not in labels and (row["task_name"] or "-") not in labels
+    assert any(r["verdict"] == "regression" for r in shown)
+    history_svg = rendered[rendered.index("<h2>History</h2>"):]
+    assert "time per inference (us)" in _texts(history_svg)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium (Debian package chromium) is not installed; .ci/run installs it")

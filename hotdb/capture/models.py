@@ -109,7 +109,8 @@ def _python(path: Path, function: str, entry: str | None) -> LoadedModel:
     script = mod.script()
     if params:
         params = {k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()}
-    return LoadedModel(path.stem, _bind(mod, entry, params or {}), entry, script, f"{path}:{function}")
+    # named for the file and the function: two functions of one file are two models
+    return LoadedModel(f"{path.stem}:{function}", _bind(mod, entry, params or {}), entry, script, f"{path}:{function}")
 
 
 def input_arrays(mod, entry: str) -> list:

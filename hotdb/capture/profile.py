@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from hotdb.version import __version__
+from hotdb.workload.targets import canonical as canonical_target
 from hotdb.errors import UsageError
 from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow, TaskRow
+from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -128,13 +129,19 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
     sequence = _record_calls(vm, loaded.entry, inputs, dev)
     kernels = executable.mod.imports[0]
     signatures = sorted({(c["symbol"], c["shapes"], c["dtypes"]) for c in sequence if c["kernel"]})
-    samples: dict[tuple, list[float]] = {}
-    for i, (symbol, shapes, dtypes) in enumerate(signatures):
-        progress("kernels", i, len(signatures))
-        args = [tvm.runtime.tensor(np.zeros(s, dtype=d), dev) for s, d in zip(shapes, dtypes)]
-        timer = kernels.time_evaluator(symbol, dev, number=1, repeat=repeat, min_repeat_ms=min_repeat_ms)
-        samples[(symbol, shapes, dtypes)] = [t * 1e6 for t in timer(*args).results]
-    progress("kernels", len(signatures), len(signatures))
+    # Samples are rounds: each round times every kernel once, on tensors of its own. Two
+    # captures of one build differ by up to ~10 % in a kernel (where its buffers fall, what
+    # else the machine does); back-to-back repeats on one allocation would hide that from
+    # the significance test, rounds spread over the capture and its allocations show it.
+    samples: dict[tuple, list[float]] = {key: [] for key in signatures}
+    timers = {key: kernels.time_evaluator(key[0], dev, number=1, repeat=1, min_repeat_ms=min_repeat_ms)
+              for key in signatures}
+    for round_index in range(repeat):
+        progress("kernels", round_index * len(signatures), repeat * len(signatures))
+        for key in signatures:
+            args = [tvm.runtime.tensor(np.zeros(s, dtype=d), dev) for s, d in zip(key[1], key[2])]
+            samples[key].append(timers[key](*args).results[0] * 1e6)
+    progress("kernels", repeat * len(signatures), repeat * len(signatures))
 
     progress("end-to-end", 0, 1)
     fresh = relax.VirtualMachine(executable, dev)  # no instrument: nothing added per call
@@ -144,7 +151,7 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
 
     kernel_total = sum(float(np.median(samples[(c["symbol"], c["shapes"], c["dtypes"])]))
                        for c in sequence if c["kernel"])
-    profile = Parsed(role="profile", run=RunInfo(device=str(dev), target=json.dumps(dict(target.export()), sort_keys=True, default=str),
+    profile = Parsed(role="profile", run=RunInfo(device=str(dev), target=canonical_target(target),
                                                  tvm_version=tvm.__version__, variant="live capture"))
     for index, call in enumerate(sequence):
         key = (call["symbol"], call["shapes"], call["dtypes"])
@@ -172,7 +179,8 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
         "host": socket.gethostname(), "cpu_model": _cpu_model(), "cpu_cores": os.cpu_count(),
         "threads": int(os.environ.get("TVM_NUM_THREADS") or os.cpu_count() or 1), "os": platform.platform(),
         "python_version": platform.python_version(), "hotdb_version": __version__, "ir_sha256": loaded.ir_sha256,
-        "timing_method": f"time_evaluator per (kernel, shapes): repeat={repeat}, min_repeat_ms={min_repeat_ms}, warmup={warmup}",
+        "timing_method": f"time_evaluator per (kernel, shapes) in {repeat} rounds over all kernels, fresh tensors "
+                         f"each round, min_repeat_ms={min_repeat_ms}, warmup={warmup}",
         "end_to_end_us": end_to_end,
     }
     instrumented = sum(c["instrumented_us"] for c in sequence if c["kernel"])

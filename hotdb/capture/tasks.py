@@ -12,6 +12,7 @@ import json
 from hotdb.ingest.rows import Parsed, TaskRow
 from hotdb.workload import flat_dims, from_kernel_args
 from hotdb.workload.families import sblock_family
+from hotdb.workload.targets import canonical as canonical_target
 
 
 def task_rows(fused, target) -> Parsed:
@@ -28,7 +29,7 @@ def task_rows(fused, target) -> Parsed:
         block = anchor.name_hint if anchor is not None else None
         row = TaskRow(task_index=index, tuner="meta_schedule", task_name=str(task.task_name),
                       task_args=json.dumps([["TENSOR", s, d] for s, d in args]), task_kwargs=None,
-                      target=json.dumps(dict(target.export()), sort_keys=True, default=str), line_no=0,
+                      target=canonical_target(target), line_no=0,
                       op_family=sblock_family(block) if block else None, variant=block,
                       args_flat=flat_dims([s for s, _ in args]), weight=int(task.weight),
                       structural_hash=str(tvm_ffi.structural_hash(prim) & 0xFFFFFFFFFFFFFFFF))

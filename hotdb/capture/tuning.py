@@ -10,13 +10,16 @@ pipeline on a fused module would silently apply nothing.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
+import re
 import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from hotdb.errors import UsageError
+from hotdb.ingest.ms_database import FAILED_RUN_SECS
 
 
 @dataclass
@@ -25,6 +28,8 @@ class TunePlan:
     shares_pct: list[float]
     trials: int
     per_task_max: int
+    build_timeout_s: float = 120.0  # hotdb/ops/tune.py says why
+    run_timeout_s: float = 60.0
 
 
 def trials_per_round(trials: int, tasks: int, per_task_max: int) -> int:
@@ -33,8 +38,86 @@ def trials_per_round(trials: int, tasks: int, per_task_max: int) -> int:
     return max(2, min(64, per_task_max, trials // (2 * tasks)))
 
 
-def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None) -> bool:
-    """Tune the planned tasks of `loaded` into work_dir. Returns False when interrupted."""
+@dataclass
+class TuneOutcome:
+    """What a tune did, counted from its own records (not from MetaSchedule's summary)."""
+
+    finished: bool  # False when interrupted (Ctrl-C)
+    trials: int  # records this tune wrote
+    valid: int  # of which measured a time (MetaSchedule marks a failed trial with 1e10 s)
+    failures: dict[str, int]  # first line of each failure message -> trials that failed so
+    first_failure: str | None  # the first failure message, whole
+
+
+_TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
+_LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
+
+
+class _FailureWatch:
+    """Reads MetaSchedule's per-task logs as they grow: the builder's and the runner's
+    errors (MetaSchedule writes them there only), said through `notify` as they happen,
+    the first few whole, then one line per kind with its count at the end."""
+
+    SHOWN = 3
+
+    def __init__(self, logs: Path, notify):
+        self.logs, self.notify = logs, notify
+        self.offsets = {p: p.stat().st_size for p in logs.glob("*.log")} if logs.is_dir() else {}
+        self.failures: dict[str, int] = {}
+        self.first: str | None = None
+        self.count = 0
+        self._pending: list[str] = []
+
+    def poll(self) -> None:
+        if not self.logs.is_dir():
+            return
+        for path in sorted(self.logs.glob("*task_*.log")):
+            if "task_scheduler" in path.name:
+                continue
+            offset = self.offsets.get(path, 0)
+            with path.open("r", encoding="utf-8", errors="replace") as f:
+                f.seek(offset)
+                text = f.read()
+            whole = text[:text.rfind("\n") + 1]  # complete lines only
+            self.offsets[path] = offset + len(whole.encode("utf-8"))
+            for line in whole.splitlines():
+                self._line(line)
+        self._flush(final=False)
+
+    def _line(self, line: str) -> None:
+        if _LOG_LINE.match(line):
+            self._flush(final=True)
+            if _TRIAL_ERROR.search(line):
+                self._pending = [line]
+        elif self._pending:
+            self._pending.append(line)
+
+    def _flush(self, final: bool) -> None:
+        if not self._pending or not final:
+            return
+        head, body = self._pending[0], [l for l in self._pending[1:] if l.strip()]
+        self._pending = []
+        match = _TRIAL_ERROR.search(head)
+        message = "\n".join(body).strip() or "(no message)"
+        kind = f"error in {match['stage']}: {body[0].strip() if body else '(no message)'}"
+        self.failures[kind] = self.failures.get(kind, 0) + 1
+        self.count += 1
+        if self.first is None:
+            self.first = message
+        if self.notify and self.count <= self.SHOWN:
+            self.notify(f"{match['task']} trial {match['trial']}: {kind}")
+
+    def close(self) -> None:
+        self.poll()
+        self._flush(final=True)
+        if self.notify and self.count > self.SHOWN:
+            for kind, n in self.failures.items():
+                self.notify(f"{n} failed trials in all: {kind}")
+
+
+def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None, notify=None) -> TuneOutcome:
+    """Tune the planned tasks of `loaded` into work_dir. `notify(text)` hears of failed
+    trials as they happen."""
     from tvm.s_tir import meta_schedule as ms
 
     from hotdb.capture.profile import fuse
@@ -47,16 +130,25 @@ def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None) -> 
         raise UsageError(f"tasks {', '.join(missing)} are not in the model as compiled now: "
                          "the model or TVM changed since the baseline run; profile it again")
     tasks = [extracted[n] for n in tune_plan.task_names]
+    # MetaSchedule configures its logger anew for each tune, listing the handlers it has by
+    # name; a second tune in one process (the API, tests) would meet the first's, closed
+    ms_logger = logging.getLogger("tvm.s_tir.meta_schedule")
+    for handler in list(ms_logger.handlers):
+        ms_logger.removeHandler(handler)
+        handler.close()
     log = open(work_dir / "tune.log", "a", encoding="utf-8")
     with contextlib.redirect_stdout(log):  # MetaSchedule logs every round to stdout: keep it in the work folder
         contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work_dir), num_threads="physical")
     records = work_dir / "database_tuning_record.json"
+    before = _lines(records)  # a work folder may hold earlier tunes' records
+    failures = _FailureWatch(work_dir / "logs", notify)
     done = threading.Event()
 
-    def watch() -> None:  # MetaSchedule has no progress callback: count its records
+    def watch() -> None:  # MetaSchedule has no progress callback: count its records, read its logs
         while not done.wait(1.0):
-            if progress and records.exists():
-                progress("trials", min(sum(1 for _ in records.open()), tune_plan.trials), tune_plan.trials)
+            if progress:
+                progress("trials", min(_lines(records) - before, tune_plan.trials), tune_plan.trials)
+            failures.poll()
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -65,7 +157,8 @@ def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None) -> 
             ms.tune_tasks(tasks=contexts, task_weights=tune_plan.shares_pct, work_dir=str(work_dir),
                           max_trials_global=tune_plan.trials, max_trials_per_task=tune_plan.per_task_max,
                           num_trials_per_iter=trials_per_round(tune_plan.trials, len(tasks), tune_plan.per_task_max),
-                          builder=ms.builder.LocalBuilder(max_workers=2), runner=ms.runner.LocalRunner(),
+                          builder=ms.builder.LocalBuilder(max_workers=2, timeout_sec=tune_plan.build_timeout_s),
+                          runner=ms.runner.LocalRunner(timeout_sec=tune_plan.run_timeout_s),
                           cost_model="xgb")
         finished = True
     except KeyboardInterrupt:
@@ -74,10 +167,35 @@ def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None) -> 
         done.set()
         watcher.join()
         _release_log(log)
+        failures.close()
+    trials, valid = _count(records, before)
     if progress:
-        count = sum(1 for _ in records.open()) if records.exists() else 0
-        progress("trials", count, max(count, tune_plan.trials))
-    return finished
+        progress("trials", trials, max(trials, tune_plan.trials))
+    return TuneOutcome(finished, trials, valid, failures.failures, failures.first)
+
+
+def _lines(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with path.open("rb") as f:
+        return sum(1 for line in f if line.strip())
+
+
+def _count(records: Path, skip: int) -> tuple[int, int]:
+    """(records after the first `skip`, of which valid)."""
+    if not records.exists():
+        return 0, 0
+    trials = valid = 0
+    with records.open("r", encoding="utf-8") as f:
+        for line in [line for line in f if line.strip()][skip:]:
+            trials += 1
+            try:
+                run_secs = json.loads(line)[1][1]
+            except (ValueError, IndexError, TypeError):
+                continue
+            if run_secs and all(float(t) < FAILED_RUN_SECS for t in run_secs):
+                valid += 1
+    return trials, valid
 
 
 def _release_log(log) -> None:
@@ -92,7 +210,9 @@ def _release_log(log) -> None:
 
 
 def applier(work_dir: Path, target):
-    """A function applying work_dir's database to a fused module, so that it applies."""
+    """A function applying work_dir's database to a fused module, so that it applies.
+    After a call, `apply.applied` names the functions a record was applied to: the
+    kernels that are tuned in the new build (a task whose trials all failed has none)."""
     import tvm
     from tvm import relax
     from tvm.s_tir import meta_schedule as ms
@@ -100,6 +220,12 @@ def applier(work_dir: Path, target):
     def apply(fused):
         database = ms.database.JSONDatabase(work_dir=str(work_dir))
         with target, database, tvm.transform.PassContext(opt_level=3):
-            return relax.transform.MetaScheduleApplyDatabase()(fused)
+            applied = relax.transform.MetaScheduleApplyDatabase()(fused)
+        apply.applied = sorted(
+            gv.name_hint for gv, func in applied.functions.items()
+            if func.attrs is not None and any(bool(func.attrs[key]) for key in func.attrs.keys()
+                                              if str(key).endswith("is_scheduled")))
+        return applied
 
+    apply.applied = []
     return apply

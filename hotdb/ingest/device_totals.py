@@ -24,7 +24,7 @@ def rest_nodes(totals: dict[str, float], listed: dict[str | None, float], rows: 
         if rest > 0.01 * rows + 0.005:  # cells are printed with two decimals
             name = f"{REST_PREFIX}{device} total)"
             out.append(NodeRow(node_index=first_index + len(out), node_name=name, func_name=name, time_us=rest,
-                               device=device, is_kernel=True, kernel_family="unlisted"))
+                               device=device, is_kernel=False, kernel_family="unlisted"))
     return out
 
 

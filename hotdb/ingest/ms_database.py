@@ -26,7 +26,7 @@ from hotdb.ingest.rows import Parsed, TaskRow, TuningRecordRow
 from hotdb.workload import flat_dims, from_kernel_args
 from hotdb.workload.families import sblock_family
 
-_FAILED_SECS = 1e9  # run_secs at or above this are MetaSchedule's "failed" (kMaxMeanTime 1e10)
+FAILED_RUN_SECS = 1e9  # run_secs at or above this are MetaSchedule's "failed" (kMaxMeanTime 1e10)
 
 
 class MsDatabase:
@@ -85,7 +85,7 @@ class MsDatabase:
             else:
                 target_text = None
             costs = [float(c) for c in run_secs] if isinstance(run_secs, list) else None
-            failed = costs is None or any(c >= _FAILED_SECS for c in costs)
+            failed = costs is None or any(c >= FAILED_RUN_SECS for c in costs)
             parsed.records.append(TuningRecordRow(
                 line_no=line_no, task_index=index, config_index=None, costs_s=costs, error_no=1 if failed else 0,
                 all_cost_s=None, timestamp=None, target=target_text, tvm_version=None, raw_line=raw))

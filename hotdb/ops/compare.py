@@ -32,8 +32,12 @@ def compare(database: Database, run_a: str | None = None, run_b: str | None = No
             run_b, run_a = (run_b or labels[0]), (run_a or labels[1])
         a, label_a = resolve_run(store, run_a)
         b, label_b = resolve_run(store, run_b)
+        from hotdb.stats import register
+
+        register(store.con)
         result = query(store, "compare", {"a": a, "b": b, "by": COMPARE_BY[by], "threshold_pct": threshold},
                        run_a=label_a, run_b=label_b, by=by)
+        result.facts.update(query(store, "run_pair", {"a": a, "b": b}).records()[0])
     verdicts: dict[str, int] = {}
     for verdict in result.column("verdict"):
         verdicts[verdict] = verdicts.get(verdict, 0) + 1

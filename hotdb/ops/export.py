@@ -32,14 +32,16 @@ class Export:
 
 def export(database: Database, *, to: str, coverage: float | None = 90.0, run: str | None = None,
            model: str | None = None, log: str | Path | None = None, all_models: bool = False,
-           weights: dict[str, float] | None = None) -> Export:
-    """The tasks a coverage cut selects, rendered for a tuner."""
-    from hotdb.ops.rank import check_coverage, fleet_params
+           weights: dict[str, float] | None = None, share_of: str = "tunable") -> Export:
+    """The tasks a coverage cut selects, rendered for a tuner; shares of the run's tunable
+    kernel time, or with `share_of="run"` of its whole time."""
+    from hotdb.ops.rank import check_coverage, check_share_of, fleet_params
     from hotdb.ops.runs import resolve_run
 
     if to not in FORMATS:
         raise UsageError(f"the export format is one of {', '.join(FORMATS)}, not {to!r}")
     check_coverage(coverage)
+    check_share_of(share_of)
     with database.reader() as store:
         if all_models:
             if run or model:
@@ -50,7 +52,8 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
             model_ids = sorted({m for row in selection for m in row.pop("model_ids") or []})
         else:
             run_id, label = resolve_run(store, run, model)
-            selection = _rows(query(store, "export_selection", {"run_id": run_id, "coverage_pct": coverage}))
+            selection = _rows(query(store, "export_selection",
+                                    {"run_id": run_id, "coverage_pct": coverage, "basis": share_of}))
             model_ids = [value(store, "model_of_run", {"run_id": run_id})]
         tuner = _TUNER.get(to)
         lines = order = None
@@ -65,8 +68,9 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
                 raise UsageError("tvmc numbers the tasks of one model; export tvmc task numbers per model")
             order = _listing_order(store, model_ids[0], selection)
     text = render(to, selection, lines, order)
-    workloads = {r["workload"]: r["share_pct"] for r in selection}
-    facts = {"run": label, "workloads": len(workloads), "covered_pct": sum(workloads.values()),
+    facts = {"run": label, "workloads": len({r["workload"] for r in selection}),
+             "covered_pct": sum(r["share_pct"] for r in selection if r["share_pct"] is not None),
+             "share_of": share_of,
              "tasks": sum(1 for r in selection if r["task_name"]),
              "untuned": sorted({r["task_name"] for r in selection if r["task_name"] and not r["records"]}),
              "taskless": [r["workload"] for r in selection if r["task_name"] is None],

@@ -8,6 +8,12 @@ from hotdb.result import Result
 from hotdb.store.database import Database, query
 
 TOP_BY = ("task", "node", "op")
+SHARE_OF = ("tunable", "run")  # what a task's share is of: the tunable kernels' time, or the whole run's
+
+
+def check_share_of(share_of: str) -> None:
+    if share_of not in SHARE_OF:
+        raise UsageError(f"shares are of {' or '.join(SHARE_OF)} time, not {share_of!r}")
 
 
 def check_coverage(coverage: float | None) -> None:
@@ -16,14 +22,17 @@ def check_coverage(coverage: float | None) -> None:
 
 
 def top(database: Database, *, by: str = "task", coverage: float | None = None, run: str | None = None,
-        model: str | None = None, all_models: bool = False, weights: dict[str, float] | None = None) -> Result:
-    """Rows ranked by time with share and cumulative share of the run's total time; with
-    `coverage`, the fewest rows whose cumulative share reaches it. With `all_models`, tasks
-    over the latest run of every model (times scaled by `weights`), a workload shared by
-    models counted once."""
+        model: str | None = None, all_models: bool = False, weights: dict[str, float] | None = None,
+        share_of: str = "tunable") -> Result:
+    """Rows ranked by time with share and cumulative share; with `coverage`, the fewest
+    rows whose cumulative share reaches it. Tasks' shares are of the run's tunable kernel
+    time (`share_of="run"`: of its whole time); nodes' and op families' of the whole run.
+    With `all_models`, tasks over the latest run of every model (times scaled by
+    `weights`), a workload shared by models counted once."""
     from hotdb.ops.runs import resolve_run
 
     check_coverage(coverage)
+    check_share_of(share_of)
     if all_models:
         if by != "task" or run or model:
             raise UsageError("a ranking over all models ranks tasks over every model's latest run; "
@@ -40,8 +49,11 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
         raise UsageError(f"a ranking is by {', '.join(TOP_BY)}, not {by!r}")
     with database.reader() as store:
         run_id, label = resolve_run(store, run, model)
-        result = query(store, f"top_{by}", {"run_id": run_id, "coverage_pct": coverage}, run=label, by=by,
-                       coverage=coverage)
+        params = {"run_id": run_id, "coverage_pct": coverage}
+        if by == "task":
+            params["basis"] = share_of
+        result = query(store, f"top_{by}", params, run=label, by=by, coverage=coverage,
+                       share_of=share_of if by == "task" else "run")
         totals = query(store, "run_facts", {"run_id": run_id}).records()[0]
     result.facts.update(totals)
     result.facts["reached_pct"] = result.rows[-1][result.columns.index("cumulative_pct")] if result.rows else None

@@ -120,6 +120,9 @@ class Store:
         pending = [path for path in schema_files() if int(path.name[:4]) > current]
         if not pending:
             return []
+        from hotdb.workload.targets import canonical
+
+        self.con.create_function("hotdb_canonical_target", canonical, ["VARCHAR"], "VARCHAR", side_effects=False)
         # one transaction for all: a new database is made in one commit, and a failed
         # migration leaves the database as it was
         self.con.begin()
@@ -132,6 +135,7 @@ class Store:
                 self.con.rollback()
                 raise DatabaseError(f"{self.path}: migration {path.name} failed: {exc}") from None
         self.con.commit()
+        self.con.remove_function("hotdb_canonical_target")
         applied = [int(path.name[:4]) for path in pending]
         return applied
 

@@ -16,6 +16,7 @@ from operator import attrgetter
 from datetime import datetime, timezone
 
 from hotdb.version import __version__
+from hotdb.workload.targets import canonical as canonical_target
 from hotdb.errors import UsageError
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import (SIGNATURE_COLUMNS, GraphNodeRow, IrCallRow, NodeRow, NodeTable, Parsed, SampleRow,
@@ -41,6 +42,7 @@ class LoadResult:
     model: str
     run_labels: list[str]
     files: list[LoadedFile]
+    notes: list[str] = field(default_factory=list)  # what the caller should know (a model renamed, ...)
 
     @property
     def run_label(self) -> str | None:
@@ -92,23 +94,23 @@ def _unstorable(source: Source, rows: list, schema) -> Exception:
     its column's range), said where it was read: the row's line, else its index."""
     import pyarrow as pa
 
-    for field in schema:
-        values = [getattr(row, field.name) for row in rows]
+    for column in schema:
+        values = [getattr(row, column.name) for row in rows]
         try:
-            pa.array(values, type=field.type)
+            pa.array(values, type=column.type)
             continue
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
             pass
         for index, value in enumerate(values):
             try:
-                pa.array([value], type=field.type)
+                pa.array([value], type=column.type)
             except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-                element = field.type
+                element = column.type
                 while pa.types.is_list(element):
                     element = element.value_type
                 line = getattr(rows[index], "line_no", None)
                 return source.error(line, f"expected {_KINDS.get(str(element), str(element))}, found {value!r}",
-                                    field=field.name if line is not None else f"{field.name} of row {index + 1}")
+                                    field=column.name if line is not None else f"{column.name} of row {index + 1}")
     return RuntimeError("rows could not be converted to Arrow, but every value converts alone")
 
 
@@ -282,12 +284,14 @@ def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id:
         INSERT INTO runs (run_id, model_id, ingest_id, source_id, label, created_at, target, device,
                           tvm_version, profile_variant, reported_total_us, tags)
         VALUES (nextval('run_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        [model_id, ingest_id, source_id, run_label, now, target or info.target, info.device,
+        [model_id, ingest_id, source_id, run_label, now, canonical_target(target or info.target), info.device,
          info.tvm_version, info.variant, info.reported_total_us, tags or {}])
     return run_label
 
 
 def _store_rows(store: Store, source: Source, source_id: int, parsed: Parsed, label: str | None) -> None:
+    for row in parsed.tasks + parsed.records:  # one form, so that records and runs find their tasks
+        row.target = canonical_target(row.target)
     if parsed.nodes or parsed.node_table is not None:
         run_id = _scalar(store, "SELECT run_id FROM runs WHERE label = ?", [label])
         if parsed.nodes:

@@ -1,7 +1,9 @@
 -- The run a tune starts from: the model's latest run that no tune made (an untuned run),
--- for the target given (NULL: any target). Parameters: $model, $target.
+-- for the target given (NULL: any target) and of the IR given (NULL: any).
+-- Parameters: $model, $target, $ir (runs.ir_sha256).
 SELECT r.run_id, r.label
 FROM runs AS r JOIN models AS m USING (model_id)
 WHERE m.name = $model AND r.baseline_run_id IS NULL AND ($target IS NULL OR r.target = $target)
+  AND ($ir IS NULL OR r.ir_sha256 = $ir)
 ORDER BY r.created_at DESC, r.run_id DESC
 LIMIT 1

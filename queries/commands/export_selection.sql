@@ -1,43 +1,46 @@
--- The tasks a coverage cut selects in one run: every task of the model whose workload
--- is among the fewest workloads reaching $coverage_pct (a workload with several
--- templates, e.g. dense_nopack.x86 and dense_pack.x86, selects them all), and the
--- selected workloads no task of the model computes (task_name NULL).
--- `chosen` marks the tasks the run's kernels act through: MetaSchedule and Ansor make one
--- task per fused function, so a workload fused with two epilogues (conv+add+relu and
--- conv+add+add+relu) is two tasks, each named like its kernel; otherwise the task the
--- workload matched. `task_share_pct` is the share of run time of the kernels carrying the
--- task's name, else the workload's share.
--- Parameters: $run_id, $coverage_pct (NULL: every matched workload).
+-- The tasks a coverage cut selects in one run: the task_times rows among the fewest that
+-- reach $coverage_pct, each with its own time and share (tasks that share a workload,
+-- like MetaSchedule's one task per fused function, are rows of their own), and after
+-- each AutoTVM task the model's other templates for the same workload (dense_nopack.x86
+-- beside dense_pack.x86: alternatives a tuner should try), with `chosen` false and no
+-- time or share of their own, so that exported times and shares add up to at most the
+-- run's. A selected workload no task of the model computes is a row with task_name NULL.
+-- `task_share_pct` is the share a tuner should weigh the task by (the row's share).
+-- Parameters: $run_id, $coverage_pct (NULL: every matched workload), $basis ('tunable' |
+-- 'run': shares of the tunable kernel time or of the whole run).
 WITH selected AS (
-    SELECT * FROM task_times
-    WHERE run_id = $run_id AND ($coverage_pct IS NULL OR cumulative_before_pct < $coverage_pct)
-),
-named AS (
-    SELECT workload_key, kernel_symbol(func_name) AS symbol,
-           sum(time_us) AS time_us
-    FROM kernel_matches
-    WHERE run_id = $run_id AND method = 'name'
-    GROUP BY ALL
-),
-candidates AS (
-    SELECT s.*, t.tuner AS task_tuner, t.task_name AS name_of_task, t.task_args AS args_of_task, t.weight,
-           t.structural_hash, t.record_count, t.best_cost_us, t.first_source_id, t.first_task_index,
-           n.time_us AS named_time_us,
-           bool_or(n.symbol IS NOT NULL) OVER (PARTITION BY s.workload_key, t.tuner) AS workload_named
-    FROM selected AS s
+    SELECT t.*,
+           CASE WHEN $basis = 'run' THEN t.run_share_pct ELSE t.share_pct END AS basis_share_pct,
+           CASE WHEN $basis = 'run' THEN t.run_cumulative_pct ELSE t.cumulative_pct END AS basis_cumulative_pct,
+           r.model_id
+    FROM task_times AS t
     JOIN runs AS r USING (run_id)
-    LEFT JOIN model_tasks AS t ON t.model_id = r.model_id
-         AND coalesce(t.workload_key, 'args ' || t.args_flat) = s.workload_key
-    LEFT JOIN named AS n ON n.workload_key = s.workload_key
-         AND n.symbol = kernel_symbol(t.task_name)
+    WHERE t.run_id = $run_id
+      AND ($coverage_pct IS NULL
+           OR CASE WHEN $basis = 'run' THEN t.run_cumulative_before_pct ELSE t.cumulative_before_pct END < $coverage_pct)
+),
+chosen AS (
+    SELECT s.rank, s.tuner, s.task_name, s.task_args, s.workload_key AS workload, m.weight, m.structural_hash,
+           s.calls, s.time_us, s.basis_share_pct AS share_pct, s.basis_cumulative_pct AS cumulative_pct,
+           coalesce(m.record_count, 0) AS records, m.best_cost_us, m.first_source_id AS source_id,
+           m.first_task_index AS task_index, s.task_name IS NOT NULL AS chosen, s.basis_share_pct AS task_share_pct
+    FROM selected AS s
+    LEFT JOIN model_tasks AS m ON m.model_id = s.model_id AND m.tuner = s.tuner
+         AND m.task_name = s.task_name AND m.task_args = s.task_args
+),
+alternatives AS (  -- other AutoTVM templates of a selected workload, not themselves a selected row
+    SELECT min(s.rank) AS rank, m.tuner, m.task_name, m.task_args, s.workload_key AS workload, m.weight,
+           m.structural_hash, NULL::HUGEINT AS calls, NULL::DOUBLE AS time_us, NULL::DOUBLE AS share_pct,
+           NULL::DOUBLE AS cumulative_pct, m.record_count AS records, m.best_cost_us, m.first_source_id AS source_id,
+           m.first_task_index AS task_index, false AS chosen, NULL::DOUBLE AS task_share_pct
+    FROM selected AS s
+    JOIN model_tasks AS m ON m.model_id = s.model_id AND m.tuner = 'autotvm' AND s.tuner = 'autotvm'
+         AND m.workload_key = s.workload_key
+    WHERE NOT EXISTS (SELECT 1 FROM selected AS o WHERE o.tuner = m.tuner AND o.task_name = m.task_name
+                      AND o.task_args = m.task_args)
+    GROUP BY ALL
 )
-SELECT c.rank, c.task_tuner AS tuner, c.name_of_task AS task_name, c.args_of_task AS task_args,
-       c.workload_key AS workload, c.weight, c.structural_hash, c.calls, c.time_us, c.share_pct, c.cumulative_pct,
-       coalesce(c.record_count, 0) AS records, c.best_cost_us, c.first_source_id AS source_id,
-       c.first_task_index AS task_index,
-       CASE WHEN c.workload_named THEN c.named_time_us IS NOT NULL
-            ELSE c.name_of_task IS NOT DISTINCT FROM c.task_name END AS chosen,
-       coalesce(100.0 * c.named_time_us / nullif(t.total_time_us, 0), c.share_pct) AS task_share_pct
-FROM candidates AS c
-JOIN run_totals AS t USING (run_id)
-ORDER BY c.rank, c.task_tuner, c.name_of_task, c.args_of_task;
+SELECT * FROM chosen
+UNION ALL
+SELECT * FROM alternatives
+ORDER BY rank, chosen DESC, tuner, task_name, task_args;

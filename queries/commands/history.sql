@@ -1,7 +1,7 @@
 -- One item's time across runs, oldest first, with the run's metadata.
 -- Parameters: $model (NULL: every model), $task (task name or NULL), $workload (key or NULL).
 SELECT r.label AS run, m.name AS model, r.created_at, t.task_name, t.workload_key AS workload,
-       t.time_us, t.calls, t.share_pct, r.tvm_version, r.target, r.device, r.tags
+       t.time_us, t.calls, t.share_pct, r.tvm_version, target_text(r.target) AS target, r.device, r.tags
 FROM task_times AS t
 JOIN runs AS r USING (run_id)
 JOIN models AS m USING (model_id)

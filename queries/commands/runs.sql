@@ -1,7 +1,7 @@
 -- Every run with its model, time and how much of it is matched.
 SELECT r.label AS run, m.name AS model, r.created_at, t.nodes, t.kernels, t.total_time_us,
        t.matched_pct, t.with_task_pct, t.ambiguous_pct, t.not_tunable_pct,
-       r.device, r.target, r.profile_variant, r.tags
+       r.device, target_text(r.target) AS target, r.profile_variant, r.tags
 FROM runs AS r
 JOIN models AS m USING (model_id)
 JOIN run_totals AS t USING (run_id)

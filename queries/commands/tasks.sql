@@ -1,14 +1,15 @@
 -- Every distinct task of a model and target, with its source format, canonical
--- workload, weight and best tuning record. A task listed without a target (a printed
+-- workload, weight, its tuning records (all, and those that measured a time) and the
+-- best one. The target is shown as TVM's text form. A task listed without a target (a printed
 -- Task repr) is the same task as a logged one with the same name and args, and is only
 -- listed on its own when no log names a target for it.
 -- Parameters: $model (NULL: every model).
 WITH rows AS (
     SELECT m.name AS model, t.tuner, t.task_name, t.task_args, t.target, t.workload_key, t.op_family,
            t.variant, t.args_flat, t.weight, s.format, t.source_id, t.task_index
-    FROM tasks AS t
+    FROM _task_rows AS t
     JOIN sources AS s USING (source_id)
-    JOIN models AS m USING (model_id)
+    JOIN models AS m ON m.model_id = t.model_id
     WHERE $model IS NULL OR m.name = $model
 ),
 targeted AS (
@@ -17,19 +18,20 @@ targeted AS (
 records AS (
     SELECT m.name AS model, t.tuner, t.task_name, t.task_args, r.target,
            count(*) AS records,
+           count(*) FILTER (r.error_no = 0) AS valid_records,
            min(list_avg(r.costs_s)) FILTER (r.error_no = 0) * 1e6 AS best_cost_us,
            arg_min(r.config_index, list_avg(r.costs_s)) FILTER (r.error_no = 0) AS best_config_index
     FROM tuning_records AS r
-    JOIN tasks AS t ON t.source_id = r.source_id AND t.task_index = r.task_index
-    JOIN sources AS s ON s.source_id = r.source_id
-    JOIN models AS m USING (model_id)
+    JOIN _task_rows AS t ON t.source_id = r.source_id AND t.task_index = r.task_index
+    JOIN models AS m ON m.model_id = t.model_id
     GROUP BY ALL
 )
-SELECT r.model, r.tuner, r.task_name, r.task_args, r.target,
+SELECT r.model, r.tuner, r.task_name, r.task_args, target_text(r.target) AS target,
        coalesce(r.workload_key, CASE WHEN r.args_flat IS NOT NULL THEN 'args ' || r.args_flat END) AS workload,
        any_value(r.op_family) AS op_family, any_value(r.variant) AS variant, max(r.weight) AS weight,
        list_sort(list_distinct(list(r.format))) AS formats,
        coalesce(any_value(c.records), 0) AS records,
+       coalesce(any_value(c.valid_records), 0) AS valid_records,
        any_value(c.best_cost_us) AS best_cost_us,
        any_value(c.best_config_index) AS best_config_index
 FROM rows AS r

@@ -1,5 +1,6 @@
 -- Before and after tuning, per kernel symbol and for the whole model.
--- Parameters: $baseline (run_id), $tuned (run_id), $tasks (the task names tuned).
+-- `tuned` marks the kernels a valid tuning record was applied to in the new build.
+-- Parameters: $baseline (run_id), $tuned (run_id), $tuned_kernels (their names).
 WITH k AS (
     SELECT run_id, func_name, sum(time_us) AS time_us, sum(calls) AS calls
     FROM nodes WHERE run_id IN ($baseline, $tuned) AND is_kernel GROUP BY ALL
@@ -7,7 +8,7 @@ WITH k AS (
 e2e AS (
     SELECT run_id, list_median(end_to_end_us) AS time_us FROM runs WHERE run_id IN ($baseline, $tuned)
 )
-SELECT b.func_name AS item, list_contains($tasks, b.func_name) AS tuned, b.calls,
+SELECT b.func_name AS item, list_contains($tuned_kernels, b.func_name) AS tuned, b.calls,
        b.time_us AS before_us, a.time_us AS after_us, b.time_us / nullif(a.time_us, 0) AS speedup
 FROM k AS b JOIN k AS a ON a.func_name = b.func_name AND a.run_id = $tuned
 WHERE b.run_id = $baseline

@@ -1,0 +1,81 @@
+"""Are hotspot lists and comparisons stable across captures of one unchanged model?
+
+    python bench/stability.py [--model resnet18] [--pairs 1] [--repeat 5] [--coverage 90]
+
+For each pair, the model is captured twice in a row into a fresh database, each capture
+by `hotdb profile` in a process of its own; the script
+reports whether `top --coverage C` selects the same task set in both, and what `compare`
+says between them: items flagged as regressions at p <= 0.05, and those `--fail-on-regression 5`
+would fail on (a significant regression whose 95 % interval lies above 5 %). The same model twice is the baseline:
+every flagged item is a false one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hotdb import Hotdb  # noqa: E402
+
+
+def one_pair(model: str, repeat: int, coverage: float, work: Path) -> dict:
+    db = Hotdb(work / "pair.duckdb")
+    labels = []
+    for i in range(2):  # each capture in a process of its own, as `hotdb profile` runs
+        label = f"{model}-capture-{i + 1}"
+        subprocess.run([sys.executable, "-m", "hotdb", "--db", str(work / "pair.duckdb"), "profile", model,
+                        "--repeat", str(repeat), "--run", label], check=True, capture_output=True)
+        labels.append(label)
+    tops = [db.top(run=label, coverage=coverage) for label in labels]
+    sets = [{r["task_name"] for r in top.records()} for top in tops]
+    every = [{r["task_name"]: r for r in db.top(run=label).records()} for label in labels]
+    differ = [f"{name} ({every[0][name]['cumulative_pct'] - every[0][name]['share_pct']:.1f} / "
+              f"{every[1][name]['cumulative_pct'] - every[1][name]['share_pct']:.1f} % before it)"
+              for name in sorted(sets[0] ^ sets[1]) if name in every[0] and name in every[1]]
+    shares = [top.facts["overhead_pct"] for top in tops]
+    compared = db.compare(labels[0], labels[1]).records()
+    flagged = [r for r in compared if r["verdict"] == "regression"]
+    failing = [r for r in flagged if r["item"] != "(end to end)" and (r["ratio_low"] - 1) * 100 > 5]
+    tested = [r for r in compared if r["p_value"] is not None]
+    return {"same_set": sets[0] == sets[1], "differ": differ, "tasks": [len(s) for s in sets], "overhead_pct": shares,
+            "tested": len(tested), "flagged": len(flagged), "fail_5": len(failing),
+            "flagged_items": [f"{r['task_name'] or r['item']} x{r['ratio']:.3f} [{r['ratio_low']:.3f}, {r['ratio_high']:.3f}] "
+                              f"p={r['p_value']:.3g}" for r in flagged]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="resnet18")
+    parser.add_argument("--pairs", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--coverage", type=float, default=90.0)
+    args = parser.parse_args()
+    print(f"| pair | same task set at {args.coverage:g} % | tasks | overhead % (a, b) | items tested | "
+          "flagged p<=0.05 | would fail at 5 % | flagged items |")
+    print("|---|---|---|---|---|---|---|---|")
+    totals = {"same": 0, "flagged": 0, "fail": 0, "tested": 0}
+    start = time.perf_counter()
+    for pair in range(args.pairs):
+        with tempfile.TemporaryDirectory() as folder:
+            r = one_pair(args.model, args.repeat, args.coverage, Path(folder))
+        totals["same"] += r["same_set"]
+        totals["flagged"] += r["flagged"]
+        totals["fail"] += r["fail_5"]
+        totals["tested"] += r["tested"]
+        print(f"| {pair + 1} | {r['same_set']} | {r['tasks'][0]}, {r['tasks'][1]} | "
+              f"{r['overhead_pct'][0]:.1f}, {r['overhead_pct'][1]:.1f} | {r['tested']} | {r['flagged']} | "
+              f"{r['fail_5']} | {'; '.join(r['flagged_items'])} |" + (f" differ: {'; '.join(r['differ'])}" if r['differ'] else ""),
+              flush=True)
+    print(f"\n{args.model}, {args.pairs} pairs, --repeat {args.repeat}: same task set {totals['same']}/{args.pairs}; "
+          f"{totals['flagged']} of {totals['tested']} tested items flagged at p <= 0.05; "
+          f"{totals['fail']} would fail --fail-on-regression 5; {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+-- Whether two runs are of the same build: the same IR (a live capture's hash of its IR
+-- text; for ingested files, the same IR source content) and the same target, for the
+-- warning a comparison of different builds carries. NULL where a run does not say.
+-- Parameters: $a, $b (run ids).
+WITH ir AS (
+    SELECT r.run_id, coalesce(r.ir_sha256, s.content_sha256) AS ir, r.target
+    FROM runs AS r
+    LEFT JOIN _run_ir AS i USING (run_id)
+    LEFT JOIN sources AS s ON s.source_id = i.source_id
+    WHERE r.run_id IN ($a, $b)
+)
+SELECT a.ir = b.ir AS same_ir, a.target = b.target AS same_target,
+       target_text(a.target) AS target_a, target_text(b.target) AS target_b
+FROM ir AS a, ir AS b
+WHERE a.run_id = $a AND b.run_id = $b
