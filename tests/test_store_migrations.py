@@ -24,7 +24,9 @@ def test_database_of_the_first_migration_is_migrated_with_its_data(cli, db, vgg1
     con.execute("INSERT INTO models VALUES (1, 'old', now())")
     con.execute("INSERT INTO ingests VALUES (1, 1, now(), '0.0.1')")
     con.execute("INSERT INTO sources VALUES (1, 1, 1, 'old.txt', 'debug-table', 'profile', 'abc', 10, 1, [])")
-    con.execute("INSERT INTO runs VALUES (1, 1, 1, 1, 'old-1', now(), NULL, NULL, NULL, 'plain', 5.0, MAP {})")
+    # a target as hotdb 0.2 stored a live capture's: json.dumps(export(), default=str)
+    con.execute("""INSERT INTO runs VALUES (1, 1, 1, 1, 'old-1', now(), '{"keys": "(\\"cpu\\",)", "kind": "llvm", "tag": ""}',
+                   NULL, NULL, 'plain', 5.0, MAP {})""")
     con.execute("""INSERT INTO nodes (run_id, node_index, node_name, output_index, func_name, time_us, calls,
                    kernel_family, func_base, func_number, out_shape, out_shape_logical)
                    VALUES (1, 0, 'k', 0, 'fused_nn_dense', 5.0, 1, 'dense', 'fused_nn_dense', 0, [1, 10], [1, 10])""")
@@ -38,7 +40,10 @@ def test_database_of_the_first_migration_is_migrated_with_its_data(cli, db, vgg1
     assert con.execute("SELECT node_name, func_name, time_us, out_shape_logical, is_kernel FROM nodes").fetchall() == \
         [("k", "fused_nn_dense", 5.0, [1, 10], True)]
     assert con.execute("SELECT count(*) FROM node_calls").fetchall()[0][0] == 1
+    # targets in their normal form (0008), shown as TVM's text
+    assert con.execute("SELECT target FROM runs").fetchall() == [('{"keys":["cpu"],"kind":"llvm","tag":""}',)]
     con.close()
+    assert runs[0]["target"] == "llvm -keys=cpu"
 
 
 def test_database_from_a_newer_hotdb_is_refused(cli, db, vgg16):

@@ -196,3 +196,29 @@ def test_type_relations_of_common_ops():
     assert infer("nn.batch_matmul", {"transpose_b": True}, [t(12, 32, 64), t(12, 32, 64)])[0] == [([12, 32, 32], "float32")]
     assert infer("add", {}, [t(1, 8, 4, 4), None])[0] == [([1, 8, 4, 4], "float32")]  # an untyped bias broadcasts
     assert infer("nn.unknown_op", {}, [t(1)])[0] is None
+
+
+def test_targets_have_one_normal_form_whoever_wrote_them():
+    from hotdb.workload.targets import canonical
+
+    metaschedule = '{"keys":["cpu"],"kind":"llvm","mtriple":"x86_64-linux-gnu","num-cores":2,"tag":""}'
+    spellings = [metaschedule,
+                 '{"kind": "llvm", "tag": "", "keys": "(\\"cpu\\",)", "num-cores": 2, "mtriple": "x86_64-linux-gnu"}',
+                 {"kind": "llvm", "keys": ("cpu",), "num-cores": 2, "mtriple": "x86_64-linux-gnu", "tag": ""},
+                 "llvm -keys=cpu -mtriple=x86_64-linux-gnu -num-cores=2 -tag="]
+    assert {canonical(s) for s in spellings} == {metaschedule}
+    assert canonical("cuda -keys=cuda,gpu -max_num_threads=1024") == \
+        '{"keys":["cuda","gpu"],"kind":"cuda","max_num_threads":1024}'
+    assert canonical(None) is None and canonical("  ") is None
+
+
+def test_target_text_shows_the_normal_form_as_tvm_printed_targets():
+    from hotdb.store.connection import Store
+    from hotdb.workload.targets import canonical
+
+    with Store(":memory:") as store:
+        show = lambda t: store.con.execute("SELECT target_text(?)", [t]).fetchall()[0][0]  # noqa: E731
+        assert show(canonical("llvm -keys=cpu -mcpu=core-avx2 -num-cores=4")) == "llvm -keys=cpu -mcpu=core-avx2 -num-cores=4"
+        assert show('{"host":{"kind":"llvm"},"keys":["cuda","gpu"],"kind":"cuda","tag":""}') == \
+            "cuda -host=llvm -keys=cuda,gpu"
+        assert show("not json") == "not json" and show(None) is None
