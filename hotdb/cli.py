@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from enum import Enum
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from hotdb.errors import HotdbError
+from hotdb.output import write_whole
 
 app = typer.Typer(
     help="hotdb: which tuning tasks cover most of a TVM model's runtime. "
@@ -30,6 +32,27 @@ class TopBy(str, Enum):
     task = "task"
     node = "node"
     op = "op"
+
+
+def _checked(low: float, high: float = math.inf, *, low_open: bool = False, what: str = "a number"):
+    """A typer callback refusing (exit 2) what a number option cannot mean: nan, inf,
+    values out of range; None (an option not given) passes."""
+    def check(value):
+        if value is None:
+            return value
+        below = value <= low if low_open else value < low
+        if not math.isfinite(value) or below or value > high:
+            bound = f"{'above' if low_open else 'at least'} {low:g}" + (f" and at most {high:g}" if high < math.inf else "")
+            raise typer.BadParameter(f"expected {what} {bound}, got {value!r}")
+        return value
+    return check
+
+
+_PERCENT = _checked(0, 100, low_open=True, what="a percentage")
+_NON_NEGATIVE = _checked(0, what="a number")
+_POSITIVE = _checked(0, low_open=True, what="a number")
+_COUNT = _checked(1, what="a whole number")
+_ZERO_OR_MORE = _checked(0, what="a whole number")
 
 
 class ShareOf(str, Enum):
@@ -98,7 +121,7 @@ def ingest(
 
 @app.command()
 def top(
-    coverage: Annotated[Optional[float], typer.Option("--coverage", help="Keep the fewest rows that cover PCT % of the run's time.", metavar="PCT")] = None,
+    coverage: Annotated[Optional[float], typer.Option("--coverage", help="Keep the fewest rows that cover PCT % of the run's time.", metavar="PCT", callback=_PERCENT)] = None,
     by: Annotated[TopBy, typer.Option("--by", help="Rank tasks, nodes or op families.")] = TopBy.task,
     run: RunOption = None,
     model: ModelOption = None,
@@ -114,6 +137,8 @@ def top(
             weights[key] = float(value)
         except ValueError:
             raise typer.BadParameter(f"expected MODEL=NUMBER, got {key}={value}", param_hint="--weight") from None
+        if not math.isfinite(weights[key]) or weights[key] <= 0:
+            raise typer.BadParameter(f"expected a weight above 0, got {key}={value}", param_hint="--weight")
     from hotdb import words
 
     result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models, weights=weights,
@@ -124,7 +149,7 @@ def top(
 @app.command()
 def export(
     to: Annotated[str, typer.Option("--to", help="autotvm-log, autotvm-tasks, ansor-log, tvmc-tasks, metaschedule, json or csv.")],
-    coverage: Annotated[Optional[float], typer.Option("--coverage", metavar="PCT", help="Select the fewest tasks covering PCT % (default 90).")] = 90.0,
+    coverage: Annotated[Optional[float], typer.Option("--coverage", metavar="PCT", help="Select the fewest tasks covering PCT % (default 90).", callback=_PERCENT)] = 90.0,
     run: RunOption = None,
     model: ModelOption = None,
     output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of standard output.")] = None,
@@ -140,7 +165,7 @@ def export(
     if output is None:
         sys.stdout.write(result.text)
     else:
-        output.write_text(result.text)
+        write_whole(output, result.text)
         render.info(f"wrote {output}")
     for note in words.export_notes(result.facts):
         render.note(note)
@@ -151,8 +176,8 @@ def compare(
     run_a: Annotated[Optional[str], typer.Argument(help="Run A (default: the second-latest run of the model).")] = None,
     run_b: Annotated[Optional[str], typer.Argument(help="Run B (default: the latest run of the model).")] = None,
     by: Annotated[str, typer.Option("--by", help="task (= workload), node (= kernel symbol) or op.")] = "task",
-    threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.")] = 0.0,
-    fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT",
+    threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.", callback=_NON_NEGATIVE)] = 0.0,
+    fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT", callback=_NON_NEGATIVE,
                                   help="Exit 1 when a significant regression exceeds PCT % (its 95 % interval above).")] = None,
     allow_different_builds: Annotated[bool, typer.Option(
         "--allow-different-builds", help="Let --fail-on-regression judge runs of different IR or target.")] = False,
@@ -212,10 +237,10 @@ def report(
         raise typer.BadParameter("give --html PATH and/or --md PATH")
     data = reports.collect(_api(), list(runs or []))
     if html_path is not None:
-        html_path.write_text(reports.to_html(data), encoding="utf-8")
+        write_whole(html_path, reports.to_html(data))
         render.info(f"wrote {html_path}")
     if md_path is not None:
-        md_path.write_text(reports.to_markdown(data), encoding="utf-8")
+        write_whole(md_path, reports.to_markdown(data))
         render.info(f"wrote {md_path}")
 
 
@@ -256,10 +281,17 @@ def models(fmt: FormatOption = OutputFormat.table) -> None:
     _render(result, fmt, words.models(result))
 
 
+def _some_sql(text: str) -> str:
+    if not text.strip():
+        raise typer.BadParameter('no SQL given: pass one query, e.g. hotdb sql "SELECT * FROM runs"')
+    return text
+
+
 @app.command()
-def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and views (see docs/views.md).")],
+def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and views (see docs/views.md).",
+                                             callback=_some_sql)],
         fmt: FormatOption = OutputFormat.table) -> None:
-    """Run ad-hoc SQL on the database."""
+    """Run one read-only query on the database or lake: no writes, files, attaches or extensions."""
     from hotdb import words
 
     result = _api().sql(query)
@@ -280,13 +312,13 @@ def formats(fmt: FormatOption = OutputFormat.table) -> None:
 def profile(
     model: Annotated[str, typer.Argument(help="A zoo name (see `hotdb zoo`), an .onnx file, or path/to/file.py:function.")],
     target: Annotated[Optional[str], typer.Option("--target", help="llvm (default, all host cores), cuda, or a JSON target dict.")] = None,
-    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples per kernel and for the whole model.")] = 5,
-    warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs of the whole model first.")] = 1,
+    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples per kernel and for the whole model.", callback=_COUNT)] = 5,
+    warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs of the whole model first.", callback=_ZERO_OR_MORE)] = 1,
     name: Annotated[Optional[str], typer.Option("--model", help="Model name in the database (default: the zoo name or file stem).")] = None,
     run: Annotated[Optional[str], typer.Option("--run", help="Run label (default MODEL-N).")] = None,
     tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
     entry: Annotated[Optional[str], typer.Option("--entry", help="Entry function of an IRModule (default main).")] = None,
-    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Coverage shown when done.")] = 90.0,
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Coverage shown when done.", callback=_PERCENT)] = 90.0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Capture a live profile with apache-tvm: kernels, MetaSchedule tasks, coverage."""
@@ -310,15 +342,15 @@ def _top(api, coverage: float, run: str, fmt: OutputFormat) -> None:
 @app.command()
 def tune(
     model: Annotated[str, typer.Argument(help="A zoo name, an .onnx file, or path/to/file.py:function.")],
-    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Tune the fewest tasks covering PCT % of runtime.")] = 90.0,
-    trials: Annotated[int, typer.Option("--trials", help="Trial budget for all selected tasks together.")] = 64,
-    per_task_max: Annotated[Optional[int], typer.Option("--per-task-max", help="At most this many trials per task.")] = None,
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Tune the fewest tasks covering PCT % of runtime.", callback=_PERCENT)] = 90.0,
+    trials: Annotated[int, typer.Option("--trials", help="Trial budget for all selected tasks together.", callback=_COUNT)] = 64,
+    per_task_max: Annotated[Optional[int], typer.Option("--per-task-max", help="At most this many trials per task.", callback=_COUNT)] = None,
     work_dir: Annotated[Optional[Path], typer.Option("--work-dir", help="Where the MetaSchedule database is kept (default ./hotdb-tune-MODEL).")] = None,
     target: Annotated[Optional[str], typer.Option("--target", help="As for `hotdb profile`.")] = None,
-    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples when profiling.")] = 3,
-    build_timeout: Annotated[Optional[float], typer.Option("--build-timeout", metavar="SECONDS",
+    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples when profiling.", callback=_COUNT)] = 3,
+    build_timeout: Annotated[Optional[float], typer.Option("--build-timeout", metavar="SECONDS", callback=_POSITIVE,
                              help="Time limit for building one trial (default 120).")] = None,
-    run_timeout: Annotated[Optional[float], typer.Option("--run-timeout", metavar="SECONDS",
+    run_timeout: Annotated[Optional[float], typer.Option("--run-timeout", metavar="SECONDS", callback=_POSITIVE,
                            help="Time limit for running one trial (default 60).")] = None,
     share_of: ShareOfOption = ShareOf.tunable,
     fmt: FormatOption = OutputFormat.table,
@@ -352,7 +384,7 @@ def zoo(fmt: FormatOption = OutputFormat.table) -> None:
 
 @app.command()
 def example(
-    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT")] = 90.0,
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", callback=_PERCENT)] = 90.0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Ingest the bundled example build (VGG-16, x86, TVM 0.8 era) and show its top tasks."""
@@ -430,4 +462,25 @@ def main() -> None:
         if callable(show) and isinstance(exit_code, int) and not _state["debug"]:
             show()
             sys.exit(exit_code)
-        raise
+        message = _environment_error(exc)
+        if message is None or _state["debug"]:
+            raise
+        from hotdb import render
+
+        render.error(message + " (--debug shows where)")
+        sys.exit(1)
+
+
+def _environment_error(exc: Exception) -> str | None:
+    """One line for what the machine, not hotdb, refused: a file or folder that cannot be
+    written or read (missing, a directory, read-only, a full disk), a database file that
+    DuckDB cannot read (damaged, truncated). None for anything else: a bug keeps its
+    traceback."""
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb") and type(exc).__name__ in (
+            "IOException", "SerializationException", "InternalException", "FatalException"):
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"the database could not be read or written: {first}"
+    return None

@@ -134,6 +134,14 @@ def commands_markdown() -> str:
                     walk(sub, path + [name])
 
     walk(root, ["hotdb"])
+    from hotdb import limits
+
+    out.extend(["## Limits", "", "Each is read when a command needs it; a bad value is a one-line error naming it. "
+                "Code: `hotdb/limits.py`.", "", "| environment variable | what it bounds |", "|---|---|"])
+    for line in (limits.__doc__ or "").splitlines():
+        if line.strip().startswith("HOTDB_"):
+            name, meaning = line.strip().split(None, 1)
+            out.append(f"| `{name}` | {meaning.strip()} |")
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hotdb.result import Result
-from hotdb.words import View, figure
+from hotdb.words import View, figure, plain
 
 if TYPE_CHECKING:
     from hotdb.store.loader import LoadResult
@@ -75,41 +75,48 @@ def _cell(column: str, value) -> str:
 
 
 def _table(result: Result, view: View) -> None:
-    table = Table(title=escape(view.title), title_justify="left", header_style="bold")
+    table = Table(title=_safe(view.title), title_justify="left", header_style="bold")
     shown = [c for c in (view.columns or result.columns) if c in result.columns]
     index = [result.columns.index(c) for c in shown]
     for column, i in zip(shown, index):
         numeric = any(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) for r in result.rows[:20])
-        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+        table.add_column(_safe(column), justify="right" if numeric else "left", overflow="fold")
     for row in result.rows:
-        table.add_row(*(escape(_cell(c, row[i])) for c, i in zip(shown, index)))
+        table.add_row(*(_safe(_cell(c, row[i])) for c, i in zip(shown, index)))
     _out.print(table)
     for note in view.notes:
-        _out.print(f"[dim]{escape(note)}[/dim]")
+        _out.print(f"[dim]{_safe(note)}[/dim]")
 
 
 def ingest_summary(result: LoadResult) -> None:
     for f in result.files:
         if f.source_id is None:
-            _out.print(f"[yellow]skipped[/yellow] {escape(f.path)}: already ingested for model {escape(result.model)} ({escape(f.duplicate_of)})")
+            _out.print(f"[yellow]skipped[/yellow] {_safe(f.path)}: already ingested for model {_safe(result.model)} "
+                       f"({_safe(f.duplicate_of)})")
         else:
-            _out.print(f"[green]ingested[/green] {escape(f.path)} as {f.format} ({f.role}): {f.rows:,} rows")
+            _out.print(f"[green]ingested[/green] {_safe(f.path)} as {_safe(f.format)} ({f.role}): {f.rows:,} rows")
         for warning in f.warnings:
             warn(warning)
     for note_text in result.notes:
         warn(note_text)
     if result.nothing_new:
-        _out.print(f"nothing new: every file was already in the database for model {result.model}")
+        _out.print(f"nothing new: every file was already in the database for model {_safe(result.model)}")
     elif result.run_label:
-        _out.print(f"model {result.model}, run {result.run_label}")
+        _out.print(f"model {_safe(result.model)}, run {_safe(result.run_label)}")
     else:
-        _out.print(f"model {result.model}")
+        _out.print(f"model {_safe(result.model)}")
 
 
 @contextmanager
 def progress():
     """A progress bar per capture stage; yields the callback the API calls."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     bars: dict[str, int] = {}
     with Progress(TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -121,13 +128,10 @@ def progress():
         yield update
 
 
-def plain(text: str) -> str:
-    """Text as text: control characters (escape sequences, carriage returns) shown as
-    \\xNN, never acted on by the terminal."""
-    return text.translate(_CONTROLS)
-
-
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))}
+def _safe(text) -> str:
+    """Any name or value as text in Rich's markup: no style (`[bold]`), no broken tag
+    (`[/]`), no terminal escape sequence."""
+    return escape(plain(str(text)))
 
 
 def warn(message: str) -> None:
@@ -139,12 +143,12 @@ def warn(message: str) -> None:
 
 def note(message: str) -> None:
     """A remark on standard error, so that standard output stays the exported data."""
-    _err.print(f"[dim]{escape(message)}[/dim]", highlight=False)
+    _err.print(f"[dim]{_safe(message)}[/dim]", highlight=False)
 
 
 def error(message: str) -> None:
-    _err.print(f"[bold red]error:[/bold red] {escape(message)}", highlight=False, soft_wrap=True)
+    _err.print(f"[bold red]error:[/bold red] {_safe(message)}", highlight=False, soft_wrap=True)
 
 
 def info(message: str) -> None:
-    _out.print(escape(message), highlight=False)
+    _out.print(_safe(message), highlight=False)

@@ -46,6 +46,8 @@ def _plt():
 
     # text stays text (not glyph outlines): a reader can select it, a test can read it
     matplotlib.rcParams["svg.fonttype"] = "none"
+    # a name is text: `$x$` in a run label is not a formula (mathtext would fail on `$\\foo{$`)
+    matplotlib.rcParams["text.parse_math"] = False
     return plt
 
 
@@ -83,7 +85,7 @@ def _pareto(data: ReportData) -> str:
     axis.set_ylabel(f"% of {of}")
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # a task is whole
     axis.set_ylim(0, 100)
-    axis.set_title(f"Coverage, run {data.runs[-1]}")
+    axis.set_title(words.plain(f"Coverage, run {data.runs[-1]}"))
     axis.legend(loc="center right", fontsize=8).set_gid("coverage-legend")
     return _svg(figure)
 
@@ -102,8 +104,9 @@ def _comparison(data: ReportData) -> str:
     axis.set_gid("comparison-bars")
     axis.invert_yaxis()
     axis.set_xscale("log")
-    axis.set_xlabel(f"time in {data.runs[-1]} / time in {data.runs[0]} (red: significant regression, green: improvement)")
-    axis.set_title(f"{data.runs[0]} -> {data.runs[-1]}")
+    axis.set_xlabel(words.plain(f"time in {data.runs[-1]} / time in {data.runs[0]} "
+                                "(red: significant regression, green: improvement)"))
+    axis.set_title(words.plain(f"{data.runs[0]} -> {data.runs[-1]}"))
     return _svg(figure)
 
 
@@ -113,7 +116,7 @@ def _short(row: dict) -> str:
     parts = str(row.get("item") or row.get("workload") or "").split()
     shapes = " ".join(p for p in parts if p.startswith(("d=", "w=")))
     name = row.get("task_name") or (parts[1] if parts[:1] == ["kernel"] else parts[0] if parts else "")
-    return f"{name} {shapes}".strip()
+    return words.plain(f"{name} {shapes}".strip())
 
 
 def _history(data: ReportData) -> str:
@@ -122,7 +125,7 @@ def _history(data: ReportData) -> str:
     for result in data.history:
         records = result.records()
         if records:
-            axis.plot([r["run"] for r in records], [r["time_us"] for r in records], marker="o",
+            axis.plot([words.plain(r["run"]) for r in records], [r["time_us"] for r in records], marker="o",
                       label=_short(records[0]))
     axis.set_ylabel("time per inference (us)")  # the tables' unit
     axis.set_title("Top tasks across runs")
@@ -142,8 +145,8 @@ def _cell(column: str, value) -> str:
     if isinstance(value, float):  # as in the terminal: each figure with its precision
         return words.figure(column, value)
     if isinstance(value, list):
-        return ", ".join(map(str, value[:4])) + (" …" if len(value) > 4 else "")
-    return "" if value is None else str(value)
+        return words.plain(", ".join(map(str, value[:4])) + (" …" if len(value) > 4 else ""))
+    return "" if value is None else words.plain(str(value))
 
 
 TOP_COLUMNS = words.TOP_COLUMNS["task"]
@@ -159,7 +162,7 @@ def to_html(data: ReportData) -> str:
     if data.history:
         sections.append(f"<h2>History</h2>{_history(data)}")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>hotdb report: {html.escape(', '.join(data.runs))}</title>
+<html lang="en"><head><meta charset="utf-8"><title>hotdb report: {html.escape(words.plain(', '.join(data.runs)))}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }}
 table {{ border-collapse: collapse; font-size: 12px; margin: 1em 0; }}
@@ -167,7 +170,7 @@ th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; }}
 th {{ background: #f0f3f7; }}
 svg {{ max-width: 100%; height: auto; }}
 </style></head><body>
-<h1>hotdb report</h1><p>runs: {html.escape(', '.join(data.runs))}</p>
+<h1>hotdb report</h1><p>runs: {html.escape(words.plain(', '.join(data.runs)))}</p>
 {''.join(f'<section>{s}</section>' for s in sections)}
 </body></html>
 """
@@ -176,14 +179,15 @@ svg {{ max-width: 100%; height: auto; }}
 def _md_table(result: Result, columns: list[str]) -> str:
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in result.records():
-        lines.append("| " + " | ".join(_cell(c, r.get(c)).replace("|", "/") for c in columns) + " |")
+        lines.append("| " + " | ".join(words.markdown(_cell(c, r.get(c))) for c in columns) + " |")
     return "\n".join(lines)
 
 
 def to_markdown(data: ReportData) -> str:
-    parts = [f"## hotdb report: {', '.join(data.runs)}", "", "### Top tasks", "", _md_table(data.top, TOP_COLUMNS), "",
-             " · ".join(words.top(data.top).notes)]
+    md = words.markdown
+    parts = [f"## hotdb report: {md(', '.join(data.runs))}", "", "### Top tasks", "", _md_table(data.top, TOP_COLUMNS),
+             "", md(" · ".join(words.top(data.top).notes))]
     if data.compare is not None:
-        parts += ["", f"### {data.runs[0]} → {data.runs[-1]}", "", _md_table(data.compare, COMPARE_COLUMNS), "",
-                  " · ".join(words.compare(data.compare).notes)]
+        parts += ["", f"### {md(data.runs[0])} → {md(data.runs[-1])}", "", _md_table(data.compare, COMPARE_COLUMNS), "",
+                  md(" · ".join(words.compare(data.compare).notes))]
     return "\n".join(parts) + "\n"

@@ -5,9 +5,28 @@ render.py draws them. JSON and CSV output carry every column and no words.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from hotdb.result import Result
+
+
+def plain(text: str) -> str:
+    """Text as text: control characters (escape sequences, carriage returns) shown as
+    \\xNN, never acted on by a terminal or left raw in a page."""
+    return text.translate(_CONTROLS)
+
+
+def markdown(text: str) -> str:
+    """Text as Markdown text (GitHub's, with its math and HTML): every character that
+    could start markup escaped, and underscores where they could start emphasis."""
+    text = _MARKDOWN.sub(r"\\\g<0>", plain(text))
+    return _EMPHASIS.sub(r"\\_", text)
+
+
+_MARKDOWN = re.compile(r"[\\`*\[\]<>|$~#!&]")
+_EMPHASIS = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))}
 
 
 def figure(column: str, value: float) -> str:
@@ -145,13 +164,13 @@ def export_notes(facts: dict) -> list[str]:
     return notes
 
 
-def plain(title: str):
+def titled(title: str):
     """The view of a result that has no words of its own (runs, models, sql, ...)."""
     return lambda result: View(title)
 
 
-runs = plain("runs")
-models = plain("models")
-sql = plain("sql")
-formats = plain("formats, in detection order")
-zoo = plain("built-in models")
+runs = titled("runs")
+models = titled("models")
+sql = titled("sql")
+formats = titled("formats, in detection order")
+zoo = titled("built-in models")

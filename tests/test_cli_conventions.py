@@ -75,7 +75,8 @@ def test_usage_errors_exit_1_without_traceback(cli, vgg16, tmp_path):
     assert missing_db.code == 1 and "no database" in missing_db.err
     cli("ingest", vgg16["table"], "--model", "m")
     assert "no run labelled" in cli("top", "--run", "nope").err
-    assert cli("top", "--coverage", "150").code == 1
+    out_of_range = cli("top", "--coverage", "150")
+    assert out_of_range.code == 2 and "--coverage" in out_of_range.err
     unknown = tmp_path / "notes.txt"
     unknown.write_text("hello\n")
     result = cli("ingest", unknown)

@@ -9,10 +9,10 @@ import itertools
 import os
 
 import pytest
+from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA
 from hotdb.errors import ParseError
 from hotdb.examples import example_files
 from hotdb.ingest import REGISTRY, files
@@ -103,8 +103,7 @@ def test_random_bytes_forced_format(store, tmp_path, fmt, data):
 @given(edits=edits)
 def test_mutated_large_reports_raise_only_parse_errors(store, tmp_path, monkeypatch, name, edits):
     """The same mutations through the large-file reader (DuckDB's readers, bulk.py)."""
-    from hotdb.ingest import base
 
-    monkeypatch.setattr(base, "STREAM_BYTES", 1)
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", str(1))
     seed = SEEDS[name].read_bytes()
     only_parse_errors(store, tmp_path / SEEDS[name].name, mutate(seed, edits), "profile-report")

@@ -12,10 +12,10 @@ import json
 
 import duckdb
 import pytest
+from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA
 from hotdb.api import Hotdb
 from hotdb.errors import ParseError
 from hotdb.ingest import base
@@ -43,7 +43,7 @@ def ingest_both(tmp_path, monkeypatch, files, name="m"):
     """(row by row, streamed): what each stored, in fresh databases."""
     out = []
     for threshold, tag in ((1 << 40, "rows"), (1, "streamed")):
-        monkeypatch.setattr(base, "STREAM_BYTES", threshold)
+        monkeypatch.setenv("HOTDB_STREAM_BYTES", str(threshold))
         db = tmp_path / f"{name}-{tag}.duckdb"
         Hotdb(db).ingest(files, model=name)
         out.append(stored(db))
@@ -65,7 +65,7 @@ def test_streamed_report_stores_what_the_row_reader_stores(tmp_path, monkeypatch
 
 
 def test_streamed_report_source_is_not_held_in_memory(tmp_path, monkeypatch):
-    monkeypatch.setattr(base, "STREAM_BYTES", 1000)
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", str(1000))
     source = base.Source.read(REPORTS / "resnet50_nhwc.report.json")
     assert source.streamed_size == (REPORTS / "resnet50_nhwc.report.json").stat().st_size
     assert len(source.data) <= base.SNIFF_BYTES
@@ -77,7 +77,7 @@ def test_streamed_report_source_is_not_held_in_memory(tmp_path, monkeypatch):
                                  "report_csv_count_too_large.csv", "report_csv_dim_too_large.csv", "report_truncated.json", "report_no_calls.json", "report_call_without_duration.json"])
 def test_streamed_bad_report_is_a_clear_error_at_the_same_line(monkeypatch, bad):
     def error(threshold):
-        monkeypatch.setattr(base, "STREAM_BYTES", threshold)
+        monkeypatch.setenv("HOTDB_STREAM_BYTES", str(threshold))
         from hotdb.ingest.files import read
         with pytest.raises(ParseError) as caught:
             read([BAD / bad], None)
@@ -94,7 +94,7 @@ def test_streamed_unstorable_report_is_the_same_error(tmp_path, monkeypatch):
     """A value no column holds, found only when stored (a logical shape), in both readers."""
     errors = []
     for threshold in (1 << 40, 1):
-        monkeypatch.setattr(base, "STREAM_BYTES", threshold)
+        monkeypatch.setenv("HOTDB_STREAM_BYTES", str(threshold))
         with pytest.raises(ParseError) as caught:
             Hotdb(tmp_path / f"{threshold}.duckdb").ingest([BAD / "report_csv_logical_too_large.csv"], model="m")
         errors.append(str(caught.value))

@@ -9,19 +9,19 @@ from __future__ import annotations
 import codecs
 import gzip
 import hashlib
-import os
+import stat
 import threading
+import zlib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
+from hotdb import limits
 from hotdb.errors import ParseError
 from hotdb.ingest.rows import Parsed
 
 SNIFF_BYTES = 64 * 1024
-# files larger than this are not read into memory: their reader streams them (bulk.py)
-STREAM_BYTES = int(os.environ.get("HOTDB_STREAM_BYTES", str(64 * 2**20)))
 
 
 DUMP_FILES = ("_tvmdbg_graph_dump.json", "_tvmdbg_execution_trace.json")
@@ -52,8 +52,12 @@ class Source:
 
     @classmethod
     def read(cls, path: str | Path) -> "Source":
+        """One input: a regular file (gzip-compressed or not) or a folder of known files.
+        Devices, FIFOs and sockets are refused before they are opened (a FIFO would block,
+        /dev/zero never ends); an input read into memory is bounded (limits.py)."""
         path = Path(path)
-        if path.is_dir():
+        kind = _kind(path)
+        if kind == "folder":
             names = next((group for group in FOLDER_FILES if (path / group[0]).is_file()), ())
             members = tuple((name, _read(path / name)) for name in names if (path / name).is_file())
             if not members:
@@ -62,22 +66,17 @@ class Source:
             return cls(path, b"\0".join(name.encode() + b"\0" + data for name, data in members), members)
         try:
             size = path.stat().st_size
-            if size > STREAM_BYTES:
-                with path.open("rb") as handle:
-                    head = handle.read(SNIFF_BYTES)
-                if head[:2] != b"\x1f\x8b":
-                    source = cls(path, head, streamed_size=size)
-                    source._hash_in_background()
-                    return source
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                head = handle.read(SNIFF_BYTES)
+            if head[:2] == b"\x1f\x8b":
+                return cls(path, _gunzip(path))
+            if size > limits.stream_bytes():
+                source = cls(path, head, streamed_size=size)
+                source._hash_in_background()
+                return source
         except OSError as exc:
             raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
-        if data[:2] == b"\x1f\x8b":
-            try:
-                data = gzip.decompress(data)
-            except (OSError, EOFError) as exc:
-                raise ParseError(path, None, f"gzip data is damaged: {exc}") from None
-        return cls(path, data)
+        return cls(path, _read(path))
 
     @classmethod
     def from_text(cls, name: str, text: str) -> "Source":
@@ -143,8 +142,15 @@ class Source:
 
     @cached_property
     def lines(self) -> list[str]:
-        """Lines without their endings (\\n, \\r\\n and \\r all end a line)."""
-        return self.text.splitlines()
+        """Lines without their endings (\\n, \\r\\n and \\r all end a line), none longer than
+        HOTDB_MAX_LINE_BYTES: one 500 MB JSON line would take gigabytes to parse."""
+        lines = self.text.splitlines()
+        limit = limits.max_line_bytes()
+        if lines and max(map(len, lines)) > limit:  # characters: at most as many as bytes
+            number = next(i for i, line in enumerate(lines, start=1) if len(line) > limit)
+            raise ParseError(self.path, number, f"a line of more than {limit:,} characters; set HOTDB_MAX_LINE_BYTES "
+                                                "to raise the limit")
+        return lines
 
     @cached_property
     def head(self) -> str:
@@ -171,11 +177,62 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _read(path: Path) -> bytes:
+def _kind(path: Path) -> str:
+    """'file' or 'folder'; anything else is refused here, before it is opened."""
     try:
-        return path.read_bytes()
+        mode = path.stat().st_mode
     except OSError as exc:
         raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISREG(mode):
+        return "file"
+    what = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise ParseError(path, None, f"{what}: hotdb reads regular files and folders only (copy the data to a file)")
+
+
+def _too_large(path: Path, what: str) -> ParseError:
+    return ParseError(path, None, f"{what} more than {limits.max_read_bytes():,} bytes, the most hotdb reads into memory; "
+                                  "set HOTDB_MAX_READ_BYTES to raise the limit (large reports in CSV or JSON are "
+                                  "streamed without it when not compressed)")
+
+
+def _read(path: Path) -> bytes:
+    """A whole file, within HOTDB_MAX_READ_BYTES: the size is checked before reading, and
+    the reading stops at the limit (a file may grow meanwhile)."""
+    limit = limits.max_read_bytes()
+    try:
+        _kind(path)
+        if path.stat().st_size > limit:
+            raise _too_large(path, "the file holds")
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise _too_large(path, "the file holds")
+    return data
+
+
+def _gunzip(path: Path) -> bytes:
+    """A gzip file's content, decompressed in chunks and stopped at HOTDB_MAX_READ_BYTES:
+    a small file that expands to gigabytes (a gzip bomb) is refused, not held."""
+    limit = limits.max_read_bytes()
+    chunks, total = [], 0
+    try:
+        with gzip.open(path, "rb") as handle:
+            while chunk := handle.read(MiB_CHUNK):
+                total += len(chunk)
+                if total > limit:
+                    raise _too_large(path, "decompressed, the file holds")
+                chunks.append(chunk)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ParseError(path, None, f"gzip data is damaged: {exc}") from None
+    return b"".join(chunks)
+
+
+MiB_CHUNK = 2**20
 
 
 class Ingestor(Protocol):

@@ -1,7 +1,7 @@
 """Large profiles, read by DuckDB and canonicalised once per kernel signature.
 
 A million calls of one model carry a few hundred distinct (kernel, argument shapes,
-layouts) signatures. For a report larger than STREAM_BYTES, DuckDB's own readers do the
+layouts) signatures. For a report larger than HOTDB_STREAM_BYTES, DuckDB's own readers do the
 per-call work: a CSV is scanned twice, streaming (a JSON report is one object: it is
 read once into a table, scanned twice): once for the per-call columns (signature hash,
 time, count, device), checked, and written in file order to a temporary Parquet file,

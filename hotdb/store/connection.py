@@ -18,23 +18,37 @@ from pathlib import Path
 
 import duckdb
 
+from hotdb import limits
 from hotdb.errors import DatabaseError
 from hotdb.store.resources import query_files, schema_files, sql_dir
 from hotdb.store.sqlfiles import read_view
 
 DEFAULT_DB = "hotdb.duckdb"
-LOCK_TIMEOUT_S = float(os.environ.get("HOTDB_LOCK_TIMEOUT", "30"))
 
 
 def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with hotdb's settings. HOTDB_MEMORY_LIMIT (e.g. 500MB) caps
     DuckDB's buffer pool, and with it the memory of an ingest of any size: what does not
     fit spills to disk (DuckDB's default is 80 % of RAM)."""
-    limit = os.environ.get("HOTDB_MEMORY_LIMIT")
-    con = duckdb.connect(database, read_only=read_only, config={"memory_limit": limit} if limit else {})
+    # no extension is fetched or loaded behind the user's back (a SQLite file given as a
+    # database would make DuckDB download its reader)
+    config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    limit = limits.memory_limit()
+    if limit:
+        config["memory_limit"] = limit
+    con = duckdb.connect(database, read_only=read_only, config=config)
     # DuckDB draws a progress bar for queries over 2 s on stdout, into `-f json|csv` output
     con.execute("SET enable_progress_bar = false")
     return con
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back, when there is still a transaction: DuckDB ends one itself on some
+    failures (a full disk), and a second error would hide the first."""
+    try:
+        con.rollback()
+    except duckdb.Error:
+        pass
 
 
 def default_path() -> Path:
@@ -42,7 +56,8 @@ def default_path() -> Path:
 
 
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    timeout = limits.lock_timeout_s()
+    deadline = time.monotonic() + timeout
     delay = 0.05
     while True:
         try:
@@ -53,7 +68,7 @@ def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             if time.monotonic() >= deadline:
                 raise DatabaseError(
                     f"{path}: another process holds the database lock and did not release it within "
-                    f"{LOCK_TIMEOUT_S:.0f} s (set HOTDB_LOCK_TIMEOUT to wait longer)") from None
+                    f"{timeout:g} s (set HOTDB_LOCK_TIMEOUT to wait longer)") from None
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
         except duckdb.Error as exc:
@@ -132,7 +147,7 @@ class Store:
                 self.con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
                                  [int(path.name[:4]), path.stem, datetime.now(timezone.utc)])
             except duckdb.Error as exc:
-                self.con.rollback()
+                rollback(self.con)
                 raise DatabaseError(f"{self.path}: migration {path.name} failed: {exc}") from None
         self.con.commit()
         self.con.remove_function("hotdb_canonical_target")
@@ -173,7 +188,7 @@ class Store:
             rematch_models(self.con)
             self.con.commit()
         except BaseException:
-            self.con.rollback()
+            rollback(self.con)
             raise
 
     def command_sql(self, name: str) -> str:

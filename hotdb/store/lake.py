@@ -3,8 +3,12 @@
     LAKE/model=<name>/run=<label>/<table>.parquet     an ingest that made run <label>
     LAKE/model=<name>/run=_<kind>-<id>/<table>.parquet an ingest of IR/tasks/logs, an export
                                                       or a compaction (many runs)
+    LAKE/model=<name>/_replaced/<folder>               folders a compaction replaced (lake_files.py)
     LAKE/_staging/, LAKE/_claims/                      work in progress (ignored by readers;
                                                       Spark and Trino skip `_` names too)
+
+Names become path components escaped and bounded (lake_files.component); the lake's
+tables, not its paths, say what a model or run is called.
 
 Writers take no lock. Each ingest reads its model's files into an in-memory database,
 runs the one loader there (duplicate detection, run numbering, matching), writes only
@@ -13,7 +17,8 @@ all of an ingest or nothing, and no file is ever rewritten. Ids are BIGINT drawn
 random 2^24-wide range per ingest (model ids from a hash of the name), so writers never
 need to agree on a sequence. Two writers that pick the same run label collide on the
 rename; the loser re-reads the lake and numbers again. Two writers of the same file
-collide on a claim file (O_EXCL) and the loser finds it already stored.
+collide on a claim file and the loser finds it already stored. A writer keeps trying as
+long as others make progress, and gives up after HOTDB_LOCK_TIMEOUT without any.
 
 Readers (every command with --lake) get an in-memory DuckDB whose tables are views over
 the files, with the same views (queries/) on top. Stored matches are versioned by
@@ -37,12 +42,15 @@ import time
 import uuid
 from functools import cache
 from pathlib import Path
-from urllib.parse import quote, unquote
 
 import duckdb
 
+from hotdb import limits
 from hotdb.errors import DatabaseError, UsageError
-from hotdb.store.connection import LOCK_TIMEOUT_S, Store
+from hotdb.store import lake_files
+from hotdb.store.connection import Store
+from hotdb.store.failpoints import failpoint
+from hotdb.store.lake_files import component
 from hotdb.store.loader import LoadResult, load
 from hotdb.store.resources import sql_dir
 
@@ -63,7 +71,6 @@ _INGEST_ROWS = {
 _REMATCHED_ROWS = ("run_id IN (SELECT run_id FROM runs WHERE ingest_id = $ingest) OR (EXISTS (SELECT 1 FROM sources "
                    "WHERE ingest_id = $ingest AND role <> 'profile') AND run_id IN (SELECT run_id FROM runs WHERE "
                    "model_id = (SELECT model_id FROM ingests WHERE ingest_id = $ingest)))")
-CLAIM_STALE_S = 600.0
 
 
 @cache
@@ -97,25 +104,23 @@ def _legacy_sql(table: str) -> str | None:
     return path.read_text(encoding="utf-8") if path.exists() else None
 
 
-def _quote(value: str) -> str:
-    return quote(value, safe="-_.~+@")
-
-
 class Lake:
     def __init__(self, root: str | Path):
         self.root = Path(root)
 
     # -- layout -------------------------------------------------------------------------
+    def model_dir(self, model: str) -> Path:
+        return self.root / f"model={component(model)}"
+
     def folders(self, model: str | None = None) -> list[Path]:
         """Landed ingest folders, minus those a compaction replaced."""
-        pattern = f"model={_quote(model)}/run=*" if model is not None else "model=*/run=*"
-        found = sorted(p for p in self.root.glob(pattern) if p.is_dir())
-        replaced = set()
-        for folder in found:
-            marker = folder / "_replaces.json"
-            if marker.exists():
-                replaced.update(json.loads(marker.read_text()))
-        return [f for f in found if f"{f.parent.name}/{f.name}" not in replaced]
+        model_dirs = [self.model_dir(model)] if model is not None else sorted(self.root.glob("model=*"))
+        live = []
+        for model_dir in model_dirs:
+            found = sorted(p for p in model_dir.glob("run=*") if p.is_dir())
+            gone = lake_files.replaced(model_dir, found)
+            live += [f for f in found if f.name not in gone]
+        return live
 
     def files(self, table: str, folders: list[Path]) -> list[str]:
         return [str(f / f"{table}.parquet") for f in folders if (f / f"{table}.parquet").exists()]
@@ -171,10 +176,15 @@ class Lake:
     # -- writing ------------------------------------------------------------------------
     def ingest(self, model: str, items, **load_options) -> LoadResult:
         """Store one ingest (as hotdb.store.loader.load does) as new files of the lake."""
-        deadline = time.monotonic() + max(LOCK_TIMEOUT_S, 60.0)
+        lake_files.clean_staging(self.root)
+        timeout = limits.lock_timeout_s()
+        deadline = time.monotonic() + timeout
         model_level = any(parsed.role != "profile" for _, _, parsed in items)
+        progress = None
         while True:
             seen = set(self.folders(model))
+            if progress != seen:  # other writers landed since the last try: they are not stuck
+                progress, deadline = seen, time.monotonic() + timeout
             with self._context(model, with_runs=model_level) as store:
                 before = {r[0] for r in store.con.execute("SELECT ingest_id FROM ingests").fetchall()}
                 result = load(store, model, items, **load_options)
@@ -189,9 +199,23 @@ class Lake:
             if outcome == "label taken" and load_options.get("run_label"):
                 raise UsageError(f"a run labelled {load_options['run_label']!r} already exists; choose another --run label")
             if time.monotonic() > deadline:
-                raise DatabaseError(f"{self.root}: could not land the ingest: other writers kept taking its run "
-                                    "label or its files' claims")
-            time.sleep(0.05 + secrets.randbelow(100) / 1000)  # another writer got there first: read again
+                raise DatabaseError(f"{self.root}: could not land the ingest: for {timeout:g} s no other writer "
+                                    "landed, yet its run label or its files' claims stayed taken (set "
+                                    "HOTDB_LOCK_TIMEOUT to wait longer)")
+            self._wait_for_claims(model, items, deadline)
+
+    def _wait_for_claims(self, model: str, items, deadline: float) -> None:
+        """Another writer got there first: wait until what it claimed lands (or it dies),
+        without re-reading the whole model each time."""
+        from hotdb.ingest.base import Source
+
+        folder = self.root / "_claims" / f"model={component(model)}"
+        shas = [source.sha256 for source, _, _ in items if isinstance(source, Source)]
+        delay = 0.05 + secrets.randbelow(100) / 1000
+        while time.monotonic() < deadline and any(lake_files.claim_pending(folder / sha) for sha in shas):
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+        time.sleep(secrets.randbelow(50) / 1000)  # writers that wake together do not collide again
 
     def _rematch_if_raced(self, model: str, seen: set[Path]) -> None:
         """Another writer of this model landed while this ingest was matching (its run missed
@@ -204,27 +228,27 @@ class Lake:
             from hotdb.store.rematch import rematch_models
 
             rematch_models(store.con)
-            staging = self.root / "_staging" / uuid.uuid4().hex
-            staging.mkdir(parents=True)
+            staging = lake_files.staging_folder(self.root)
             store.con.execute("COPY kernel_match_results TO $path (FORMAT parquet)",
                               {"path": str(staging / "kernel_match_results.parquet")})
-            os.rename(staging, self.root / f"model={_quote(model)}" / f"run=_rematch-{uuid.uuid4().hex[:12]}")
+            os.rename(staging, self.model_dir(model) / f"run=_rematch-{uuid.uuid4().hex[:12]}")
 
     def _land(self, store: Store, model: str, ingest_id: int, run_label: str | None) -> str:
         con = store.con
         sources = [r[0] for r in con.execute("SELECT content_sha256 FROM sources WHERE ingest_id = ?", [ingest_id]).fetchall()]
-        staging = self.root / "_staging" / uuid.uuid4().hex
-        staging.mkdir(parents=True)
+        staging = lake_files.staging_folder(self.root)
         claims: list[Path] = []
         try:
             self._write_rows(con, ingest_id, staging)
-            target_name = f"run={_quote(run_label)}" if run_label else f"run=_ingest-{ingest_id}"
-            target = self.root / f"model={_quote(model)}" / target_name
+            failpoint("lake-staged")
+            target_name = f"run={component(run_label)}" if run_label else f"run=_ingest-{ingest_id}"
+            target = self.model_dir(model) / target_name
             for sha in sources:
-                claim = self._claim(model, sha, target)
+                claim = lake_files.claim(self.root, model, sha, target)
                 if claim is None:
                     return "content taken"
                 claims.append(claim)
+            failpoint("lake-claimed")
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.rename(staging, target)  # atomic: readers see all of the ingest or nothing
@@ -233,30 +257,14 @@ class Lake:
                     return "label taken"
                 raise
             claims.clear()  # landed: the claims now stand for stored content
+            failpoint("lake-landed")
             return "landed"
+        except (OSError, duckdb.IOException) as exc:
+            raise _write_error(self.root, exc) from None
         finally:
             for claim in claims:
                 claim.unlink(missing_ok=True)
             shutil.rmtree(staging, ignore_errors=True)
-
-    def _claim(self, model: str, sha: str, target: Path) -> Path | None:
-        """Create the claim for one file's content; None when another writer holds it."""
-        claim = self.root / "_claims" / _quote(model) / sha
-        claim.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(2):
-            try:
-                fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                holder = Path(claim.read_text() or "-")
-                stale = not holder.exists() and time.time() - claim.stat().st_mtime > CLAIM_STALE_S
-                if not stale:
-                    return None  # landed (the next read dedupes it) or landing now
-                claim.unlink(missing_ok=True)  # a writer died between claiming and landing
-                continue
-            with os.fdopen(fd, "w") as handle:
-                handle.write(str(target))
-            return claim
-        return None
 
     def _write_rows(self, con: duckdb.DuckDBPyConnection, ingest_id: int, folder: Path) -> None:
         """This ingest's rows (and the matches it re-decided) as one Parquet file per table."""
@@ -341,32 +349,71 @@ class Lake:
         return written
 
     def compact(self) -> dict:
-        """Merge each model's folders into one (runs and all), re-matching its runs; the old
-        folders are removed once the merged one is in place."""
+        """Merge each model's folders into one (runs and all), re-matching its runs. Safe
+        against a kill at any step: the merged folder lands (atomically) listing what it
+        replaces, tombstones then record that for good, and only then are the old folders
+        deleted; what a killed compaction or ingest left behind is cleaned here."""
+        lake_files.clean_staging(self.root)
         merged = {"models": 0, "folders": 0}
         for model_dir in sorted(self.root.glob("model=*")):
-            model = unquote(model_dir.name.split("=", 1)[1])
-            folders = self.folders(model)
-            if len(folders) < 2:
+            model = self._model_name(model_dir)
+            if model is None:
                 continue
-            with self._context(model) as store:
-                from hotdb.store.rematch import rematch_models
+            folders = self.folders(model)
+            if len(folders) >= 2:
+                self._merge(model, model_dir, folders)
+                merged["models"] += 1
+                merged["folders"] += len(folders)
+            self._delete_replaced(model_dir)
+        return merged
 
-                rematch_models(store.con)
-                staging = self.root / "_staging" / uuid.uuid4().hex
-                staging.mkdir(parents=True)
+    def _model_name(self, model_dir: Path) -> str | None:
+        """A model's name, from its rows (a folder name may be a bounded hash of it)."""
+        files = self.files("models", [f for f in sorted(model_dir.glob("run=*")) if f.is_dir()])
+        if not files:
+            return None
+        with duckdb.connect() as con:
+            rows = con.read_parquet(files).project("name").limit(1).fetchall()
+        return rows[0][0] if rows else None
+
+    def _merge(self, model: str, model_dir: Path, folders: list[Path]) -> None:
+        with self._context(model) as store:
+            from hotdb.store.rematch import rematch_models
+
+            rematch_models(store.con)
+            staging = lake_files.staging_folder(self.root)
+            try:
                 for table in tables():
-                    count = store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
-                    if count:
+                    if store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]:
                         store.con.execute(f"COPY {table} TO $path (FORMAT parquet)",
                                           {"path": str(staging / f"{table}.parquet")})
-                # until the old folders are gone, hotdb readers skip them by this list
-                (staging / "_replaces.json").write_text(json.dumps([f"{f.parent.name}/{f.name}" for f in folders]))
+                # what this folder replaces: the live folders, and what they replaced (a kill
+                # may have left those on disk, and their own markers go with them)
+                names = sorted({f.name for f in folders} | lake_files.replaced(model_dir, folders))
+                (staging / lake_files.REPLACES).write_text(json.dumps(names))
+                failpoint("compact-staged")
                 target = model_dir / f"run=_compact-{uuid.uuid4().hex[:12]}"
                 os.rename(staging, target)
-            for folder in folders:
+            except (OSError, duckdb.IOException) as exc:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise _write_error(self.root, exc) from None
+        failpoint("compact-landed")
+        lake_files.bury(model_dir, names)
+        failpoint("compact-buried")
+
+    @staticmethod
+    def _delete_replaced(model_dir: Path) -> None:
+        """Delete the folders tombstones name (what a compaction replaced, a kill left)."""
+        graves = {p.name for p in (model_dir / "_replaced").glob("*")}
+        for folder in sorted(model_dir.glob("run=*")):
+            if folder.name in graves:
                 shutil.rmtree(folder, ignore_errors=True)
-            (target / "_replaces.json").unlink(missing_ok=True)
-            merged["models"] += 1
-            merged["folders"] += len(folders)
-        return merged
+                failpoint("compact-deleting")
+
+
+def _write_error(root: Path, exc: Exception) -> DatabaseError:
+    """A failed write to the lake (a full disk, a read-only folder), in one line."""
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return DatabaseError(f"{root}: could not write the lake: {exc.strerror or exc}{where}")
+    return DatabaseError(f"{root}: could not write the lake: {str(exc).splitlines()[0]}")

@@ -8,22 +8,30 @@ and reported; if nothing is new, nothing is written.
 
 from __future__ import annotations
 
-import os
-import sys
-import time
 from dataclasses import dataclass, field
-from operator import attrgetter
 from datetime import datetime, timezone
+from operator import attrgetter
 
-from hotdb.version import __version__
-from hotdb.workload.targets import canonical as canonical_target
-from hotdb.errors import UsageError
+from hotdb.errors import DatabaseError, UsageError
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import (SIGNATURE_COLUMNS, GraphNodeRow, IrCallRow, NodeRow, NodeTable, Parsed, SampleRow,
-                               TaskRow, TuningRecordRow, column_names)
-from hotdb.store.connection import Store
+from hotdb.ingest.rows import (
+    SIGNATURE_COLUMNS,
+    GraphNodeRow,
+    IrCallRow,
+    NodeRow,
+    NodeTable,
+    Parsed,
+    SampleRow,
+    TaskRow,
+    TuningRecordRow,
+    column_names,
+)
+from hotdb.store.connection import Store, rollback
+from hotdb.store.failpoints import failpoint
 from hotdb.store.rematch import rematch_models, rematch_runs
 from hotdb.store.resources import sql_dir
+from hotdb.version import __version__
+from hotdb.workload.targets import canonical as canonical_target
 
 
 @dataclass
@@ -221,7 +229,7 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
             else:
                 new_items.append((source, fmt, parsed))
         if not new_items:
-            con.rollback()
+            rollback(con)
             return LoadResult(model, [], files)
         if model_id is None:
             model_id = _scalar(store, "INSERT INTO models (model_id, name, created_at) VALUES (nextval('model_id_seq'), ?, ?) RETURNING model_id", [model, now])
@@ -253,20 +261,24 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
         elif made:
             rematch_runs(con, [row[0] for row in con.execute(
                 "SELECT run_id FROM runs WHERE label IN (SELECT unnest(?))", [made]).fetchall()])
-        _failpoint("before-commit")
-        con.commit()
+        failpoint("before-commit")
+        _commit(con)
     except BaseException:
-        con.rollback()
+        rollback(con)
         raise
     return LoadResult(model, made, files)
 
 
-def _failpoint(name: str) -> None:
-    """HOTDB_FAILPOINT=NAME parks the process here (every row appended, nothing committed),
-    so that crash tests can SIGKILL it at a known point of an ingest."""
-    if os.environ.get("HOTDB_FAILPOINT") == name:
-        print(f"hotdb: failpoint {name}", file=sys.stderr, flush=True)
-        time.sleep(float(os.environ.get("HOTDB_FAILPOINT_SLEEP", "600")))
+def _commit(con) -> None:
+    """A commit the disk refused (full, a file size limit) is a one-line error: DuckDB
+    has undone the transaction, so nothing of this ingest was stored."""
+    import duckdb
+
+    try:
+        con.commit()
+    except duckdb.TransactionException as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise DatabaseError(f"{first}; nothing of this ingest was stored") from exc
 
 
 def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id: int, parsed: Parsed,

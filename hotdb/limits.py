@@ -1,0 +1,76 @@
+"""The limits hotdb keeps, each raised (or lowered) by an environment variable.
+
+Read when used, not at import, so that a bad value is a one-line error of the command
+that needs it (exit 1), naming the variable and what it takes.
+
+    HOTDB_LOCK_TIMEOUT     seconds to wait for another writer (database lock, lake claims); 30
+    HOTDB_STREAM_BYTES     reports larger than this are streamed by DuckDB, not read into memory; 64MiB
+    HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 256MiB
+    HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
+    HOTDB_MEMORY_LIMIT     DuckDB's buffer pool (e.g. 500MB, at least 64MiB); DuckDB's default when unset
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+from hotdb.errors import UsageError
+
+MiB = 2**20
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KIB|MB|MIB|GB|GIB|TB|TIB)?\s*$", re.I)
+_UNITS = {"B": 1, "KB": 1e3, "KIB": 2**10, "MB": 1e6, "MIB": 2**20, "GB": 1e9, "GIB": 2**30, "TB": 1e12, "TIB": 2**40}
+
+
+def _number(name: str, default: float, minimum: float, what: str) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < minimum:
+        raise UsageError(f"{name}={raw!r}: expected {what} of at least {minimum:g}")
+    return value
+
+
+def _bytes(name: str, default: int, minimum: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    match = _SIZE.match(raw)
+    value = float(match.group(1)) * _UNITS[(match.group(2) or "B").upper()] if match else None
+    if value is None or value < minimum:
+        least = f"{minimum // MiB} MiB" if minimum >= MiB else f"{minimum} bytes"
+        raise UsageError(f"{name}={raw!r}: expected a size such as 512MB or 1GiB, at least {least}")
+    return int(value)
+
+
+def lock_timeout_s() -> float:
+    return _number("HOTDB_LOCK_TIMEOUT", 30.0, 0.0, "a number of seconds")
+
+
+def stream_bytes() -> int:
+    return _bytes("HOTDB_STREAM_BYTES", 64 * MiB, 0)
+
+
+def max_read_bytes() -> int:
+    # 256 MiB of text becomes ~1 GiB as Python strings and lines: the 1 GB bound on an
+    # input's memory. Larger reports are streamed by DuckDB instead (HOTDB_STREAM_BYTES).
+    return _bytes("HOTDB_MAX_READ_BYTES", 256 * MiB, MiB)
+
+
+def max_line_bytes() -> int:
+    # a JSON record of 16 MiB parses to ~20x that in Python objects
+    return _bytes("HOTDB_MAX_LINE_BYTES", 16 * MiB, 1024)
+
+
+def memory_limit() -> str | None:
+    """DuckDB's memory_limit setting, checked: below 64 MiB DuckDB cannot run hotdb's
+    queries at all, and says so only in a traceback."""
+    raw = os.environ.get("HOTDB_MEMORY_LIMIT")
+    if raw is None or raw.strip() == "":
+        return None
+    return f"{_bytes('HOTDB_MEMORY_LIMIT', 0, 64 * MiB)}B"

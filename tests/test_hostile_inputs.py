@@ -1,0 +1,270 @@
+"""Hostile inputs: names that are markup or escape sequences, paths with quotes, bombs,
+non-regular files, bad environment values, numbers that would disarm the gate, damaged
+databases and unwritable outputs. Each is a clear error (exit 1, or 2 for usage) with no
+traceback, leaves the database as it was, and stays within bounded memory."""
+
+from __future__ import annotations
+
+import gzip
+import html
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import table_counts
+
+MiB = 2**20
+
+
+def run(*args, env=None, preexec=None, timeout=120) -> tuple[subprocess.CompletedProcess, int]:
+    """hotdb as a user starts it: (result, peak resident memory in MiB)."""
+    proc = subprocess.Popen([sys.executable, "-m", "hotdb", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})},
+                            preexec_fn=preexec)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # the largest child so far: an upper bound
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), usage.ru_maxrss // 1024
+
+
+def one_line_error(result, code=1, *words):
+    assert result.returncode == code, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    for word in words:
+        assert word in result.stderr, result.stderr
+
+
+def gzip_bomb(path: Path, decompressed_bytes: int, chunk=b"\0") -> Path:
+    """A .gz of many identical members: 16 MiB of `chunk` compressed once (a few KiB),
+    repeated, so that an 8 GiB bomb takes milliseconds to make."""
+    member = gzip.compress(chunk * (16 * MiB // len(chunk)), compresslevel=9)
+    with path.open("wb") as out:
+        for _ in range(decompressed_bytes // (16 * MiB)):
+            out.write(member)
+    return path
+
+
+# --- names that are markup, escape sequences or mathtext -------------------------------
+
+HOSTILE_NAMES = ["[/]", "[bold red]x", "\x1b]0;pwned\x07\x1b[2Jclear", "$\\notacommand{$", "a'b\"c;--"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_hostile_names_are_shown_as_text(cli, vgg16, tmp_path, name):
+    assert cli("ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", name, "--run", name).code == 0
+    for args in (["top", "--run", name], ["matches", "--run", name], ["runs"], ["models"], ["tasks", "--model", name]):
+        result = cli(*args)
+        assert result.code == 0, (args, result.err)
+        assert "\x1b" not in result.out and "\x07" not in result.out, args
+    shown = name.replace("\x1b", "\\x1b").replace("\x07", "\\x07")  # as text, not acted on
+    assert shown[:12] in cli("runs").out
+    assert cli("runs", "-f", "json").json()[0]["run"] == name  # data formats keep the name as it is
+    page, notes = tmp_path / "report.html", tmp_path / "report.md"
+    result = cli("report", name, "--html", page, "--md", notes)
+    assert result.code == 0, result.err
+    assert html.escape(shown) in page.read_text() and "\x1b" not in page.read_text() + notes.read_text()
+
+
+def test_all_zero_profile_report(cli, tmp_path):
+    table = tmp_path / "zero.txt"
+    table.write_text("Node Name  Ops  Time(us)  Time(%)  Shape  Inputs  Outputs\n"
+                     "---------  ---  --------  -------  -----  ------  -------\n"
+                     "fused_nn_relu  fused_nn_relu  0.0  0.0  (1, 8)  1  1\n"
+                     "fused_add  fused_add  0.0  0.0  (1, 8)  2  1\n"
+                     "Total_time  -  0.0  -  -  -  -\n")
+    ingested = cli("ingest", table, "--model", "zero", "--run", "z")
+    if ingested.code == 0:
+        result = cli("report", "--html", tmp_path / "r.html")
+        assert result.code in (0, 1) and "Traceback" not in result.err
+    else:
+        assert ingested.code == 1 and "Traceback" not in ingested.err
+
+
+# --- paths and lake names ---------------------------------------------------------------
+
+def test_lake_path_with_quote_and_names_that_are_paths(tmp_path, vgg16):
+    lake = tmp_path / "it's a lake'; DROP TABLE x; --"
+    for model in ("m'); COPY (SELECT 1) TO '/tmp/pwned.csv", "..", ".", "x" * 300, "a/../../b"):
+        result, _ = run("--lake", lake, "ingest", vgg16["table"], "--model", model, "--run", "r")
+        one_line_error(result, 0)
+    runs = json.loads(run("--lake", lake, "runs", "-f", "json")[0].stdout)
+    assert len(runs) == 5 and {r["model"] for r in runs} >= {"..", ".", "x" * 300}
+    assert not Path("/tmp/pwned.csv").exists()
+    inside = {p.resolve() for p in tmp_path.rglob("*")}
+    assert all(str(p).startswith(str(lake.resolve())) or p == lake.resolve() for p in inside)
+    assert all(len(p.name.encode()) <= 255 for p in inside)
+    compact, _ = run("lake", "compact", lake)
+    one_line_error(compact, 0)
+    assert len(json.loads(run("--lake", lake, "runs", "-f", "json")[0].stdout)) == 5
+
+
+# --- bounded memory: bombs, devices, FIFOs, long lines ------------------------------------
+
+@pytest.mark.parametrize("size_gib", [1, 8])
+def test_gzip_bomb_is_refused_in_bounded_memory(tmp_path, size_gib):
+    bomb = gzip_bomb(tmp_path / "bomb.log.gz", size_gib * 2**30)
+    result, peak_mib = run("--db", tmp_path / "db.duckdb", "ingest", bomb)
+    one_line_error(result, 1, "HOTDB_MAX_READ_BYTES", "bomb.log.gz")
+    assert peak_mib < 1024, peak_mib
+    assert not (tmp_path / "db.duckdb").exists() or table_counts(tmp_path / "db.duckdb").get("runs", 0) == 0
+
+
+def test_one_very_long_line_is_refused_in_bounded_memory(tmp_path):
+    log = gzip_bomb(tmp_path / "autotvm.log.gz", 128 * MiB, chunk=b'{"input": ["llvm", ')
+    result, peak_mib = run("--db", tmp_path / "db.duckdb", "ingest", log, "--format", "autotvm-tasks")
+    one_line_error(result, 1, "HOTDB_MAX_LINE_BYTES", "autotvm.log.gz:1:")
+    assert peak_mib < 1024, peak_mib
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_non_regular_files_are_refused_at_once(tmp_path, special):
+    if special == "fifo":
+        special = tmp_path / "pipe"
+        os.mkfifo(special)
+    result, _ = run("--db", tmp_path / "db.duckdb", "ingest", special, timeout=30)
+    one_line_error(result, 1, "regular files and folders only")
+
+
+def test_raising_a_limit_is_the_remedy_it_names(tmp_path, vgg16):
+    result, _ = run("--db", tmp_path / "db.duckdb", "ingest", vgg16["relay"], env={"HOTDB_MAX_READ_BYTES": "1MiB",
+                                                                                   "HOTDB_MAX_LINE_BYTES": "1KiB"})
+    if vgg16["relay"].stat().st_size > MiB:
+        one_line_error(result, 1, "HOTDB_MAX_READ_BYTES")
+    long_line = max(len(line) for line in vgg16["relay"].read_bytes().splitlines())
+    if long_line > 1024:
+        one_line_error(result, 1, "HOTDB_MAX_LINE_BYTES")
+    else:
+        one_line_error(result, 0)
+
+
+@pytest.mark.parametrize("variable,value", [("HOTDB_LOCK_TIMEOUT", "abc"), ("HOTDB_LOCK_TIMEOUT", "-1"),
+                                            ("HOTDB_STREAM_BYTES", "abc"), ("HOTDB_MEMORY_LIMIT", "1MB"),
+                                            ("HOTDB_MAX_READ_BYTES", "lots"), ("HOTDB_MAX_LINE_BYTES", "nan")])
+def test_bad_environment_values_are_one_line_errors(tmp_path, vgg16, variable, value):
+    result, _ = run("--db", tmp_path / "db.duckdb", "ingest", vgg16["table"], env={variable: value})
+    assert result.returncode in (1, 2) and "Traceback" not in result.stderr
+    assert variable in result.stderr and len(result.stderr.strip().splitlines()) <= 2, result.stderr
+
+
+# --- numbers that would disarm a gate -----------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["export", "--coverage", "nan"], ["export", "--coverage", "-5"], ["export", "--coverage", "0"],
+    ["export", "--coverage", "1000"], ["top", "--coverage", "inf"], ["compare", "a", "b", "--threshold", "nan"],
+    ["compare", "a", "b", "--threshold", "-5"], ["compare", "a", "b", "--fail-on-regression", "nan"],
+    ["top", "--all-models", "--weight", "m=nan"], ["top", "--all-models", "--weight", "m=inf"],
+    ["top", "--all-models", "--weight", "m=0"], ["top", "--all-models", "--weight", "m=-1"]])
+def test_numbers_out_of_range_are_usage_errors(cli, vgg16, args):
+    cli("ingest", vgg16["table"], "--model", "m", "--run", "a")
+    result = cli(*args)
+    assert result.code == 2, (args, result.code, result.err)
+    assert "Traceback" not in result.err
+
+
+# --- outputs that cannot be written, disks that fill, damaged databases ------------------
+
+def test_unwritable_outputs_are_one_line_errors(tmp_path, vgg16):
+    db = tmp_path / "db.duckdb"
+    run("--db", db, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        for args in (["export", "--to", "json", "-o", tmp_path / "missing" / "x.json"],
+                     ["export", "--to", "json", "-o", tmp_path], ["report", "--html", tmp_path / "missing" / "r.html"],
+                     ["report", "--md", tmp_path], ["export", "--to", "json", "-o", locked / "x.json"]):
+            result, _ = run("--db", db, *args)
+            if os.geteuid() == 0 and locked in Path(args[-1]).parents:
+                continue  # root writes anywhere
+            one_line_error(result, 1)
+            assert str(args[-1].name) in result.stderr or "directory" in result.stderr, result.stderr
+    finally:
+        locked.chmod(0o700)
+
+
+def _small_files(limit: int):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_a_full_disk_is_a_one_line_error_and_loses_nothing(tmp_path, vgg16):
+    """RLIMIT_FSIZE makes every write past 8 KiB fail (EFBIG), as a full disk would."""
+    db = tmp_path / "db.duckdb"
+    run("--db", db, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m", "--run", "first")
+    before = table_counts(db)
+    result, _ = run("--db", db, "ingest", Path(__file__).parent / "data" / "debug-dump"
+                    / "vgg16" / "tvmdbg_vgg16", "--model", "m", "--run", "second", preexec=_small_files(8 * 1024))
+    if result.returncode == 0:
+        pytest.skip("the ingest fitted in the file's current size")
+    one_line_error(result, 1)
+    assert "rollback" not in result.stderr and table_counts(db) == before
+    out, _ = run("--db", db, "export", "--to", "json", "-o", tmp_path / "tasks.json", preexec=_small_files(10))
+    one_line_error(out, 1, "tasks.json")
+    assert not (tmp_path / "tasks.json").exists() and [p.name for p in tmp_path.glob(".*partial")] == []
+
+
+@pytest.mark.parametrize("damage", ["half", "header", "garbage"])
+def test_damaged_database_files_are_one_line_errors(tmp_path, vgg16, damage):
+    db = tmp_path / "db.duckdb"
+    run("--db", db, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m")
+    data = db.read_bytes()
+    if damage == "half":
+        db.write_bytes(data[: len(data) // 2])
+    elif damage == "header":
+        db.write_bytes(data[:4096] + b"\xff" * 8192 + data[4096 + 8192:])
+    else:
+        db.write_bytes(os.urandom(len(data)))
+    for args in (["top"], ["runs"], ["matches"], ["sql", "SELECT count(*) FROM node_calls"],
+                 ["ingest", vgg16["table"], "--model", "m", "--run", "again"]):
+        result, _ = run("--db", db, *args)
+        assert result.returncode in (0, 1), (args, result.stderr)
+        assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) <= 3, result.stderr
+
+
+# --- sql is read-only ----------------------------------------------------------------------
+
+def test_sql_can_neither_write_nor_attach(tmp_path, vgg16):
+    db = tmp_path / "db.duckdb"
+    run("--db", db, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m")
+    before = table_counts(db)
+    other = tmp_path / "other.duckdb"
+    target = tmp_path / "written.csv"
+    for statement in (f"COPY (SELECT 1) TO '{target}'", f"COPY node_calls TO '{target}'",
+                      f"EXPORT DATABASE '{tmp_path / 'exported'}'", f"ATTACH '{other}' AS o",
+                      f"ATTACH '{db}' AS again (READ_WRITE)", "DELETE FROM node_calls", "DROP VIEW kernel_matches",
+                      "INSTALL sqlite", "LOAD sqlite", "SET enable_external_access = true",
+                      f"SELECT * FROM read_csv('{vgg16['table']}')", "SELECT 1; DELETE FROM runs",
+                      "CREATE TABLE t AS SELECT 1", "PRAGMA enable_external_access",
+                      f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{target}'"):
+        result, _ = run("--db", db, "sql", statement)
+        one_line_error(result, 1)
+    assert not target.exists() and not other.exists() and not (tmp_path / "exported").exists()
+    assert table_counts(db) == before
+    empty, _ = run("--db", db, "sql", "")
+    one_line_error(empty, 2)
+
+
+def test_every_documented_view_reads_through_sql(tmp_path, vgg16):
+    """The lockdown leaves reading alone: each public view, from a file and from a lake."""
+    from hotdb.store.resources import query_files
+    from hotdb.store.sqlfiles import read_view
+
+    db, lake = tmp_path / "db.duckdb", tmp_path / "lake"
+    for where in (["--db", db], ["--lake", lake]):
+        run(*where, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m")
+    views = [v.name for v in map(read_view, query_files()) if v.kind == "view" and not v.private]
+    assert len(views) > 10
+    union = " UNION ALL ".join(f"SELECT '{v}' AS view, count(*) AS n FROM {v}" for v in views)  # names from our own files
+    for where in (["--db", db], ["--lake", lake]):
+        result, _ = run(*where, "sql", union, "-f", "json")
+        one_line_error(result, 0)
+        counts = {r["view"]: r["n"] for r in json.loads(result.stdout)}
+        assert set(counts) == set(views) and counts["kernel_matches"] > 0
