@@ -5,7 +5,7 @@ that needs it (exit 1), naming the variable and what it takes.
 
     HOTDB_LOCK_TIMEOUT     seconds to wait for another writer (database lock, lake claims); 30
     HOTDB_STREAM_BYTES     reports larger than this are streamed by DuckDB, not read into memory; 64MiB
-    HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 256MiB
+    HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool (e.g. 500MB, at least 64MiB); DuckDB's default when unset
 """
@@ -57,9 +57,10 @@ def stream_bytes() -> int:
 
 
 def max_read_bytes() -> int:
-    # 256 MiB of text becomes ~1 GiB as Python strings and lines: the 1 GB bound on an
-    # input's memory. Larger reports are streamed by DuckDB instead (HOTDB_STREAM_BYTES).
-    return _bytes("HOTDB_MAX_READ_BYTES", 256 * MiB, MiB)
+    # Parsed line by line, text grows ~13x as Python objects: 64 MiB of debug-log lines
+    # peaked at 0.85 GB (bench/README.md), within the 1 GB an input may take. Larger
+    # profile reports are streamed by DuckDB instead (HOTDB_STREAM_BYTES).
+    return _bytes("HOTDB_MAX_READ_BYTES", 64 * MiB, MiB)
 
 
 def max_line_bytes() -> int:

@@ -117,7 +117,7 @@ def test_gzip_bomb_is_refused_in_bounded_memory(tmp_path, size_gib):
 
 
 def test_one_very_long_line_is_refused_in_bounded_memory(tmp_path):
-    log = gzip_bomb(tmp_path / "autotvm.log.gz", 128 * MiB, chunk=b'{"input": ["llvm", ')
+    log = gzip_bomb(tmp_path / "autotvm.log.gz", 48 * MiB, chunk=b'{"input": ["llvm", ')
     result, peak_mib = run("--db", tmp_path / "db.duckdb", "ingest", log, "--format", "autotvm-tasks")
     one_line_error(result, 1, "HOTDB_MAX_LINE_BYTES", "autotvm.log.gz:1:")
     assert peak_mib < 1024, peak_mib

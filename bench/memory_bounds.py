@@ -1,0 +1,64 @@
+"""Peak memory of `hotdb ingest` on hostile and large inputs, each in a fresh process.
+
+    python bench/memory_bounds.py
+
+Baseline: the same process reading the 1 MiB debug log made here (what every ingest
+costs: Python, DuckDB, the loader). Each input's peak resident memory is given as MiB
+and as a ratio to that baseline. The bombs are gzip files of identical members (16 MiB of
+one chunk compressed once, repeated), so an 8 GiB bomb takes milliseconds to make.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MiB = 2**20
+LOG_LINE = b"Op #1 fused_nn_conv2d_add_relu: 1234.5 us/iter\n"
+
+
+def make(path: Path, decompressed: int, chunk: bytes) -> Path:
+    member = gzip.compress(chunk * (min(decompressed, 16 * MiB) // len(chunk)), compresslevel=9)
+    with path.open("wb") as out:
+        for _ in range(max(1, decompressed // (16 * MiB))):
+            out.write(member)
+    return path
+
+
+def peak(folder: Path, path: Path, *extra: str) -> tuple[int, float, int, str]:
+    """(exit code, seconds, peak RSS MiB, first line of stderr) of one ingest."""
+    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(folder / f"{path.name}.duckdb"), "ingest",
+                             str(path), *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    err = proc.stderr.read().strip().splitlines()
+    return os.waitstatus_to_exitcode(status), time.monotonic() - started, usage.ru_maxrss // 1024, (err or [""])[0]
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cases = [("baseline: debug log, 1 MiB", make(folder / "base.log.gz", MiB, LOG_LINE), ()),
+                 ("debug log, 64 MiB (the default limit)", make(folder / "log64.log.gz", 64 * MiB, LOG_LINE), ()),
+                 ("gzip bomb, 1 GiB of zeros", make(folder / "b1.log.gz", 2**30, b"\0"), ()),
+                 ("gzip bomb, 8 GiB of zeros", make(folder / "b8.log.gz", 8 * 2**30, b"\0"), ()),
+                 ("one AutoTVM line of 48 MiB", make(folder / "line.log.gz", 48 * MiB, b'{"input": ["llvm", '),
+                  ("--format", "autotvm-tasks")),
+                 ("/dev/zero", Path("/dev/zero"), ())]
+        base_mib = None
+        print("| input | compressed | exit | seconds | peak RSS (MiB) | ratio to baseline | what hotdb said |")
+        print("|---|---|---|---|---|---|---|")
+        for name, path, extra in cases:
+            code, seconds, mib, said = peak(folder, path, *extra)
+            base_mib = base_mib or mib
+            size = f"{path.stat().st_size / MiB:.2f} MiB" if path.is_file() else "-"
+            print(f"| {name} | {size} | {code} | {seconds:.1f} | {mib} | {mib / base_mib:.2f} | {said[:90]} |")
+
+
+if __name__ == "__main__":
+    main()
