@@ -16,7 +16,7 @@ from hotdb.output import write_whole
 app = typer.Typer(
     help="hotdb: which tuning tasks cover most of a TVM model's runtime. "
          "Ingest profiles, IR and tuning tasks; rank, match and export.",
-    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    no_args_is_help=True, pretty_exceptions_enable=False,
 )
 
 _state = {"db": None, "lake": None, "debug": False}
@@ -25,7 +25,26 @@ _state = {"db": None, "lake": None, "debug": False}
 class OutputFormat(str, Enum):
     table = "table"
     json = "json"
+    jsonl = "jsonl"
     csv = "csv"
+
+
+class ExportFormat(str, Enum):  # hotdb/ops/export.py: FORMATS (a test holds them equal)
+    autotvm_log = "autotvm-log"
+    autotvm_tasks = "autotvm-tasks"
+    ansor_log = "ansor-log"
+    tvmc_tasks = "tvmc-tasks"
+    metaschedule = "metaschedule"
+    json = "json"
+    csv = "csv"
+
+
+class CompareBy(str, Enum):  # hotdb/ops/compare.py: COMPARE_BY
+    task = "task"
+    workload = "workload"
+    node = "node"
+    kernel = "kernel"
+    op = "op"
 
 
 class TopBy(str, Enum):
@@ -64,13 +83,34 @@ ShareOfOption = Annotated[ShareOf, typer.Option(
     "--share-of", help="Tasks' shares of the tunable kernels' time (what tasks can reach), or of the whole run's.")]
 
 
-FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+FormatOption = Annotated[OutputFormat, typer.Option(
+    "--format", "-f", help="table for people; json, jsonl (one object a line) or csv: standard output holds only the data.")]
 RunOption = Annotated[Optional[str], typer.Option("--run", help="Run label (default: the latest run).")]
 ModelOption = Annotated[Optional[str], typer.Option("--model", help="Model name (its latest run).")]
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from hotdb.version import versions
+
+        sys.stdout.write("".join(f"{name} {version}\n" for name, version in versions().items()))
+        raise typer.Exit()
+
+
+def _known_input_format(name: str | None) -> str | None:
+    if name is not None:
+        from hotdb.ingest import REGISTRY
+
+        known = [i.name for i in REGISTRY]
+        if name not in known:
+            raise typer.BadParameter(f"{name!r} is not one of {', '.join(known)} (hotdb formats describes each)")
+    return name
+
+
 @app.callback()
 def _global(
+    version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                          help="Print the versions of hotdb, DuckDB, apache-tvm and Python.")] = False,
     db: Annotated[Optional[Path], typer.Option("--db", envvar="HOTDB_DB", help="Database file (default ./hotdb.duckdb).")] = None,
     lake: Annotated[Optional[Path], typer.Option("--lake", envvar="HOTDB_LAKE", help="Use a lake of Parquet files (a folder) instead of a database file: many writers, no lock.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
@@ -107,8 +147,8 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files (or folders) of one build: its profiles, IR and task files (a pasted text is cut into its artifacts).")],
     model: Annotated[Optional[str], typer.Option("--model", help="Model name (default: the first file's name up to its first dot).")] = None,
     run: Annotated[list[str], typer.Option("--run", help="Label of the run a profile becomes (default MODEL-N); once per profile, in order, when there are several.")] = [],
-    input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every file as this format instead of detecting it (see `hotdb formats`).")] = None,
-    input_format_alias: Annotated[Optional[str], typer.Option("--format", hidden=True)] = None,
+    input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every file as this format instead of detecting it (see `hotdb formats`).", callback=_known_input_format)] = None,
+    input_format_alias: Annotated[Optional[str], typer.Option("--format", hidden=True, callback=_known_input_format)] = None,
     tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
 ) -> None:
     """Store profiles, IR and tuning tasks of one build of one model (atomically)."""
@@ -148,7 +188,7 @@ def top(
 
 @app.command()
 def export(
-    to: Annotated[str, typer.Option("--to", help="autotvm-log, autotvm-tasks, ansor-log, tvmc-tasks, metaschedule, json or csv.")],
+    to: Annotated[ExportFormat, typer.Option("--to", help="The tuner's format (or json, csv).")],
     coverage: Annotated[Optional[float], typer.Option("--coverage", metavar="PCT", help="Select the fewest tasks covering PCT % (default 90).", callback=_PERCENT)] = 90.0,
     run: RunOption = None,
     model: ModelOption = None,
@@ -160,7 +200,7 @@ def export(
     """Export the tasks that cover most of a run's time, in a tuner's own format."""
     from hotdb import render, words
 
-    result = _api().export(to=to, coverage=coverage, run=run, model=model, log=log, all_models=all_models,
+    result = _api().export(to=to.value, coverage=coverage, run=run, model=model, log=log, all_models=all_models,
                            share_of=share_of.value)
     if output is None:
         sys.stdout.write(result.text)
@@ -175,7 +215,7 @@ def export(
 def compare(
     run_a: Annotated[Optional[str], typer.Argument(help="Run A (default: the second-latest run of the model).")] = None,
     run_b: Annotated[Optional[str], typer.Argument(help="Run B (default: the latest run of the model).")] = None,
-    by: Annotated[str, typer.Option("--by", help="task (= workload), node (= kernel symbol) or op.")] = "task",
+    by: Annotated[CompareBy, typer.Option("--by", help="task (= workload), node (= kernel symbol) or op.")] = CompareBy.task,
     threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.", callback=_NON_NEGATIVE)] = 0.0,
     fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT", callback=_NON_NEGATIVE,
                                   help="Exit 1 when a significant regression exceeds PCT % (its 95 % interval above).")] = None,
@@ -187,7 +227,7 @@ def compare(
     """Compare two runs per task with a significance test; a CI gate with --fail-on-regression."""
     from hotdb import render, words
 
-    result = _api().compare(run_a, run_b, by=by, threshold=threshold, model=model)
+    result = _api().compare(run_a, run_b, by=by.value, threshold=threshold, model=model)
     warning = words.different_builds(result.facts)
     if warning:
         render.warn(warning)
@@ -401,14 +441,23 @@ lake_app = typer.Typer(help="Move data between a database file and a lake of Par
 app.add_typer(lake_app, name="lake")
 
 
+LakeDir = Annotated[Optional[Path], typer.Argument(help="The lake folder (default: --lake).")]
+
+
+def _lake_dir(given: Path | None) -> Path:
+    if given is None and _state["lake"] is None:
+        raise typer.BadParameter("give the lake folder, as an argument or with --lake", param_hint="LAKE_DIR")
+    return given or _state["lake"]
+
+
 @lake_app.command("import")
-def lake_import(
-    lake_dir: Annotated[Path, typer.Argument(help="The lake folder (created if missing).")],
-) -> None:
+def lake_import(lake_dir: LakeDir = None) -> None:
     """Copy the database file (--db) into a lake: one folder per run, ids moved to the lake's."""
     from hotdb import render
+    from hotdb.api import Hotdb
 
-    counts = _api().lake_import(lake_dir)
+    lake_dir = _lake_dir(lake_dir)
+    counts = Hotdb(_state["db"]).lake_import(lake_dir)
     render.info(f"imported {counts['models']} models, {counts['runs']} runs into {lake_dir}")
 
 
@@ -416,19 +465,18 @@ lake_app.command("export", hidden=True)(lake_import)  # the name before 0.2
 
 
 @lake_app.command("compact")
-def lake_compact(
-    lake_dir: Annotated[Path, typer.Argument(help="The lake folder.")],
-) -> None:
+def lake_compact(lake_dir: LakeDir = None) -> None:
     """Merge each model's small files into one folder, re-matching its runs; safe while others write."""
     from hotdb import render
 
+    lake_dir = _lake_dir(lake_dir)
     counts = _api().lake_compact(lake_dir)
     render.info(f"compacted {counts['folders']} folders of {counts['models']} models in {lake_dir}")
 
 
 @lake_app.command("manifest")
 def lake_manifest(
-    lake_dir: Annotated[Path, typer.Argument(help="The lake folder.")],
+    lake_dir: LakeDir = None,
     prefix: Annotated[Optional[str], typer.Option("--prefix", help="URI the lake has for the engine, e.g. s3://bucket/lake (default: file URIs).")] = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -436,17 +484,46 @@ def lake_manifest(
     from hotdb import words
     from hotdb.result import Result
 
+    lake_dir = _lake_dir(lake_dir)
     counts = _api().lake_manifests(lake_dir, prefix)
     _render(Result(["table", "files"], sorted(counts.items())), fmt, words.View(f"manifests in {lake_dir}/_manifests"))
 
 
+_GLOBAL_WITH_VALUE = ("--db", "--lake")
+_GLOBAL_FLAGS = ("--debug",)
+
+
+def hoisted(args: list[str]) -> list[str]:
+    """The arguments with global options given after the command (`hotdb top --db x`)
+    moved before it, where click looks for them. Nothing after `--` moves."""
+    end = args.index("--") if "--" in args else len(args)
+    before, moved, rest, i = [], [], [], 0
+    while i < end and (args[i].startswith("-") or not args[i]):  # the options before the command
+        takes_value = args[i] in _GLOBAL_WITH_VALUE
+        before.extend(args[i:i + 1 + takes_value])
+        i += 1 + takes_value
+    while i < end:
+        arg = args[i]
+        if arg in _GLOBAL_WITH_VALUE and i + 1 < end:
+            moved.extend(args[i:i + 2])
+            i += 2
+            continue
+        if arg in _GLOBAL_FLAGS or arg.split("=", 1)[0] in _GLOBAL_WITH_VALUE:
+            moved.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return before + moved + rest + args[end:]
+
+
 def main() -> None:
     try:
-        code = app(standalone_mode=False)  # click returns, not raises, a command's exit code here
+        # click returns, not raises, a command's exit code with standalone_mode=False
+        code = app(args=hoisted(sys.argv[1:]), prog_name="hotdb", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except HotdbError as exc:
-        if _state["debug"]:
+        if _state["debug"] or "--debug" in sys.argv:
             raise
         from hotdb import render
 

@@ -146,18 +146,19 @@ def commands_markdown() -> str:
 
 
 def tour_markdown(template: str) -> str:
-    """The tour with every command's block replaced by what the command prints now (stderr
-    after stdout), in order, against one fresh database."""
+    """The tour with every command's block replaced by what the command prints now (both
+    streams, as a terminal shows them), in order, against one fresh database. Tables take
+    their own width, as when piped."""
     with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "HOTDB_DB": str(Path(folder) / "tour.duckdb"), "COLUMNS": "100", "NO_COLOR": "1",
-               "TERM": "dumb", "PYTHONPATH": str(ROOT)}
+        env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "TERM")}
+        env.update({"HOTDB_DB": str(Path(folder) / "tour.duckdb"), "NO_COLOR": "1", "PYTHONPATH": str(ROOT)})
 
         def run(match: re.Match) -> str:
             command = match.group(1)
             args = shlex.split(command)[1:]
-            done = subprocess.run([sys.executable, "-m", "hotdb", *args], cwd=ROOT, env=env, capture_output=True,
-                                  text=True, timeout=300)
-            text = (done.stdout + done.stderr).replace(str(ROOT) + "/", "").replace(folder + "/", "")
+            done = subprocess.run([sys.executable, "-m", "hotdb", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, timeout=300)
+            text = done.stdout.replace(str(ROOT) + "/", "").replace(folder + "/", "")
             text = "\n".join(line.rstrip() for line in text.rstrip().splitlines())
             return f"<!-- run: {command} -->\n```text\n$ {command}\n{text}\n```"
 

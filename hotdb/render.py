@@ -5,11 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import shutil
 import sys
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -20,14 +23,29 @@ from hotdb.words import View, figure, plain
 if TYPE_CHECKING:
     from hotdb.store.loader import LoadResult
 
-FORMATS = ("table", "json", "csv")
+FORMATS = ("table", "json", "jsonl", "csv")
 
-# Piped output has no terminal width; a wide table then stays one row per line.
-_out = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 220)
-_err = Console(stderr=True)
+
+def _plain_terminal() -> bool:
+    """NO_COLOR (no-color.org) and TERM=dumb ask for text without any escape sequence:
+    no colour, and no bold or dim either (Rich's no_color keeps those)."""
+    return "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb"
+
+
+def _console(stderr: bool = False, **options) -> Console:
+    return Console(stderr=stderr, color_system=None if _plain_terminal() else "auto", emoji=False, **options)
+
+
+# Standard output holds a command's result only (a table, or the data of -f json|jsonl|csv);
+# every note, progress bar, warning and error goes to standard error.
+_err = _console(stderr=True, soft_wrap=True)
 
 # How many list items a table cell shows before "(+N more)".
 _LIST_ITEMS = 3
+
+# Columns a narrow terminal loses first, in this order (the table keeps one line per row).
+_DROP_FIRST = ("workload_tasks", "workload", "task_args", "tags", "methods", "nodes", "models", "candidates",
+               "profile_variant", "created_at", "target", "device", "confidence", "kernel_family", "reason")
 
 
 def _json_default(value):
@@ -39,6 +57,8 @@ def _json_default(value):
 def render(result: Result, fmt: str = "table", view: View | None = None) -> None:
     if fmt == "json":
         sys.stdout.write(json.dumps(result.records(), indent=2, default=_json_default) + "\n")
+    elif fmt == "jsonl":
+        sys.stdout.write("".join(json.dumps(r, default=_json_default) + "\n" for r in result.records()))
     elif fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -74,37 +94,94 @@ def _cell(column: str, value) -> str:
     return str(value)
 
 
+def _terminal_width() -> int | None:
+    """The width a table must fit: the terminal's, or COLUMNS when set; None when the
+    output is piped without COLUMNS (a table then takes the width it needs)."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return max(int(os.environ["COLUMNS"]), 20)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _needed(columns: list[str], natural: dict[str, int]) -> int:
+    return sum(natural[c] for c in columns) + 3 * len(columns) + 1  # cells, padding and borders
+
+
+def _fit(shown: list[str], natural: dict[str, int], numeric: set[str], width: int, hidden: list[str]) -> None:
+    """Make the table fit `width` in place: drop the least useful columns, shorten long
+    text to 24 characters, drop more columns from the right, shorten text to 8. The
+    first two columns name the row and stay; numbers keep every digit."""
+    def shorten(floor: int) -> None:
+        texts = [c for c in shown if c not in numeric]
+        while _needed(shown, natural) > width:
+            widest = max(texts, key=lambda c: natural[c], default=None)
+            if widest is None or natural[widest] <= floor:
+                return
+            natural[widest] -= 1
+
+    def drop(columns) -> None:
+        for column in columns:
+            if _needed(shown, natural) <= width:
+                return
+            shown.remove(column)
+            hidden.append(column)
+
+    drop([c for c in _DROP_FIRST if c in shown[2:]])
+    shorten(24)
+    drop(list(reversed(shown[2:])))
+    shorten(8)
+
+
 def _table(result: Result, view: View) -> None:
-    table = Table(title=_safe(view.title), title_justify="left", header_style="bold")
+    """One line per row, whatever the width: the least useful columns are dropped first
+    (_DROP_FIRST), then text is shortened with an ellipsis; numbers are never cut."""
     shown = [c for c in (view.columns or result.columns) if c in result.columns]
-    index = [result.columns.index(c) for c in shown]
-    for column, i in zip(shown, index):
-        numeric = any(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) for r in result.rows[:20])
-        table.add_column(_safe(column), justify="right" if numeric else "left", overflow="fold")
-    for row in result.rows:
-        table.add_row(*(_safe(_cell(c, row[i])) for c, i in zip(shown, index)))
-    _out.print(table)
-    for note in view.notes:
-        _out.print(f"[dim]{_safe(note)}[/dim]")
+    cells = {c: [plain(_cell(c, row[result.columns.index(c)])) for row in result.rows] for c in shown}
+    numeric = {c for c in shown if any(isinstance(r[result.columns.index(c)], (int, float))
+                                      and not isinstance(r[result.columns.index(c)], bool) for r in result.rows[:20])}
+    natural = {c: max([len(c)] + [len(text) for text in cells[c]]) for c in shown}
+    width, hidden = _terminal_width(), []
+    if width is not None:
+        _fit(shown, natural, numeric, width, hidden)
+    table = Table(title=_safe(view.title), title_justify="left", header_style="bold",
+                  box=box.ASCII if os.environ.get("TERM") == "dumb" else box.HEAVY_HEAD)
+    for column in shown:
+        if column in numeric:
+            table.add_column(_safe(column), justify="right", no_wrap=True, min_width=natural[column])
+        else:
+            table.add_column(_safe(column), no_wrap=True, overflow="ellipsis", max_width=natural[column])
+    for i in range(len(result.rows)):
+        table.add_row(*(escape(cells[c][i]) for c in shown))
+    notes = list(view.notes)
+    if hidden:
+        notes.append(f"hidden to fit {width} columns: {', '.join(hidden)} (-f json shows every column)")
+    console = _console(file=sys.stdout, width=width or max(_needed(shown, natural), len(plain(view.title))))
+    with console.capture() as captured:
+        console.print(table, soft_wrap=False)
+        for note_text in notes:
+            console.print(f"[dim]{_safe(note_text)}[/dim]", soft_wrap=True, highlight=False)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 def ingest_summary(result: LoadResult) -> None:
+    """What an ingest stored, on standard error: a report of the work, not its data."""
     for f in result.files:
         if f.source_id is None:
-            _out.print(f"[yellow]skipped[/yellow] {_safe(f.path)}: already ingested for model {_safe(result.model)} "
+            _err.print(f"[yellow]skipped[/yellow] {_safe(f.path)}: already ingested for model {_safe(result.model)} "
                        f"({_safe(f.duplicate_of)})")
         else:
-            _out.print(f"[green]ingested[/green] {_safe(f.path)} as {_safe(f.format)} ({f.role}): {f.rows:,} rows")
+            _err.print(f"[green]ingested[/green] {_safe(f.path)} as {_safe(f.format)} ({f.role}): {f.rows:,} rows")
         for warning in f.warnings:
             warn(warning)
     for note_text in result.notes:
         warn(note_text)
     if result.nothing_new:
-        _out.print(f"nothing new: every file was already in the database for model {_safe(result.model)}")
+        _err.print(f"nothing new: every file was already in the database for model {_safe(result.model)}")
     elif result.run_label:
-        _out.print(f"model {_safe(result.model)}, run {_safe(result.run_label)}")
+        _err.print(f"model {_safe(result.model)}, run {_safe(result.run_label)}")
     else:
-        _out.print(f"model {_safe(result.model)}")
+        _err.print(f"model {_safe(result.model)}")
 
 
 @contextmanager
@@ -151,4 +228,5 @@ def error(message: str) -> None:
 
 
 def info(message: str) -> None:
-    _out.print(_safe(message), highlight=False)
+    """What a command did (wrote a file, imported a lake), on standard error."""
+    _err.print(_safe(message), highlight=False)

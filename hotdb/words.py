@@ -53,7 +53,8 @@ class View:
 TOP_COLUMNS = {
     "task": ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "methods", "confidence",
              "workload_tasks"],
-    "node": ["rank", "node", "kernel_family", "time_us", "share_pct", "cumulative_pct", "task_name", "method", "confidence"],
+    "node": ["rank", "node", "kernel_family", "time_us", "share_pct", "cumulative_pct", "samples", "min_us", "median_us",
+             "max_us", "stddev_us", "task_name", "method", "confidence"],
     "op": None,
 }
 ALL_MODELS_COLUMNS = ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "models"]
@@ -92,7 +93,13 @@ def top(result: Result) -> View:
     notes.append(f"time matched to a workload {f.get('matched_pct') or 0:.1f} % (to a task {f.get('with_task_pct') or 0:.1f} %), "
                  f"ambiguous {f.get('ambiguous_pct') or 0:.1f} %, tunable but unmatched {f.get('unmatched_tunable_pct') or 0:.1f} %, "
                  f"not tunable {f.get('not_tunable_pct') or 0:.1f} %")
-    return View(title, TOP_COLUMNS[f["by"]], notes)
+    columns = TOP_COLUMNS[f["by"]]
+    if f["by"] == "node" and not any(result.column("samples")):  # a profile of one measurement per node
+        columns = [c for c in columns if c not in _SAMPLE_COLUMNS]
+    return View(title, columns, notes)
+
+
+_SAMPLE_COLUMNS = ("samples", "min_us", "median_us", "max_us", "stddev_us")
 
 
 def matches(result: Result) -> View:

@@ -3,6 +3,7 @@
 --
 -- @column run_id               the run
 -- @column rank                 1 = most time
+-- @column node_index           the node's position in the run (node_samples.node_index)
 -- @column node_name            graph node name
 -- @column func_name            kernel symbol
 -- @column kernel_family        anchor op family
@@ -21,7 +22,7 @@ WITH ranked AS (
            row_number() OVER (PARTITION BY m.run_id ORDER BY m.time_us DESC, m.node_index) AS rank
     FROM node_matches AS m
 )
-SELECT run_id, rank, node_name, func_name, kernel_family, time_us, calls, share_pct,
+SELECT run_id, rank, node_index, node_name, func_name, kernel_family, time_us, calls, share_pct,
        sum(share_pct) OVER running AS cumulative_pct,
        sum(share_pct) OVER running - share_pct AS cumulative_before_pct,
        task_name, workload_key, method, confidence

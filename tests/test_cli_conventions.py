@@ -40,7 +40,7 @@ def test_example_command_is_the_main_job(cli):
     first = cli("example")
     assert first.code == 0 and "top by task, coverage 90" in first.out and "conv2d_NCHWc.x86" in first.out
     again = cli("example")
-    assert again.code == 0 and "nothing new" in again.out
+    assert again.code == 0 and "nothing new" in again.err
 
 
 def test_output_formats(cli, vgg16):
@@ -164,4 +164,4 @@ def test_non_editable_install_finds_its_sql(tmp_path, vgg16):
 def test_old_spellings_still_work(cli, vgg16, tmp_path):
     """ingest --format (now --input-format) and lake export (now lake import) keep working."""
     assert cli("ingest", vgg16["relay"], "--format", "relay", "--model", "m").code == 0
-    assert "imported 1 models" in cli("lake", "export", tmp_path / "lake").out
+    assert "imported 1 models" in cli("lake", "export", tmp_path / "lake").err

@@ -28,6 +28,10 @@ def build():
     mod, params = Net().export_tvm({"forward": {"x": nn.spec.Tensor((1, 3, 16, 16), "float32")}})
     rng = np.random.default_rng(0)
     return mod, {name: rng.standard_normal([int(d) for d in p.shape]).astype("float32") for name, p in params}
+
+
+def exported():
+    return Net().export_tvm({"forward": {"x": nn.spec.Tensor((1, 3, 16, 16), "float32")}})  # as it comes
 '''
 
 
@@ -70,7 +74,7 @@ def test_profile_zoo_model_twice(cli):
     assert first.code == 0, first.err
     assert "top by task" in first.out and "fused_matmul_add_relu" in first.out
     second = cli("profile", "mlp", "--repeat", "3", "--run", "again")
-    assert second.code == 0 and "already ingested" in second.out  # same IR and tasks: stored once
+    assert second.code == 0 and "already ingested" in second.err  # same IR and tasks: stored once
     k1, t1 = check_capture(cli, "mlp-1")
     k2, t2 = check_capture(cli, "again")
     assert t1 == t2
@@ -84,7 +88,7 @@ def test_profile_zoo_model_twice(cli):
 def test_profile_python_function_with_convolutions(cli, tmp_path):
     path = tmp_path / "net.py"
     path.write_text(CONV_MODEL)
-    result = cli("profile", f"{path}:build", "--entry", "forward", "--repeat", "3", "--tag", "case=py")
+    result = cli("profile", f"{path}:build", "--repeat", "3", "--tag", "case=py")  # its one function: forward
     assert result.code == 0, result.err
     kernels, _ = check_capture(cli, "net:build-1")  # named for the file and the function
     convs = {k["workload_key"] for k in kernels if k["is_kernel"] and (k["workload_key"] or "").startswith("conv2d")}
@@ -96,13 +100,17 @@ def test_profile_python_function_with_convolutions(cli, tmp_path):
     # the same function with another IR is not the same model: it is kept apart, and said so
     path.write_text(CONV_MODEL.replace("nn.Conv2D(16, 32, 3, stride=2", "nn.Conv2D(16, 32, 3, stride=1")
                     .replace("32 * 8 * 8", "32 * 16 * 16"))
-    changed = cli("profile", f"{path}:build", "--entry", "forward", "--repeat", "2")
+    changed = cli("profile", f"{path}:build", "--repeat", "2")
     assert changed.code == 0, changed.err
     assert "holds captures of another IR" in changed.err
     models = sorted(m["model"] for m in cli("models", "-f", "json").json())
     assert len(models) == 2 and models[0] == "net:build" and models[1].startswith("net:build@")
     compared = cli("compare", "net:build-1", f"{models[1]}-1", "--fail-on-regression", "5")
     assert compared.code == 1 and "different IR" in compared.err and "--allow-different-builds" in compared.err
+    # what nn.Module.export_tvm() returns, as it comes: (IRModule, [(name, Parameter)]), weights unset
+    as_exported = cli("profile", f"{path}:exported", "--repeat", "1", "-f", "json")
+    assert as_exported.code == 0, as_exported.err
+    assert any(t["task_name"].startswith("fused_conv2d") for t in as_exported.json())  # stdout: only the data
 
 
 def test_profile_onnx_model(cli, tmp_path):
@@ -144,7 +152,9 @@ def test_missing_device_is_a_clear_error(cli):
     assert bad.code == 1 and "--target" in bad.err
 
 
-@pytest.mark.parametrize("model", ["mlp", "resnet18", "mobilenet_v2", "resnet50", "bert_layer", "vgg16"])
+# vgg16 (75 s of compilation here, as much as the five others together) is left out of CI;
+# it passed when this test was written and is timed in bench/fidelity.py
+@pytest.mark.parametrize("model", ["mlp", "resnet18", "mobilenet_v2", "resnet50", "bert_layer"])
 def test_exported_shares_add_up_on_every_zoo_model(cli, model):
     """Every MetaSchedule task keeps its own time: tasks that share a workload are rows of
     their own, and what `export` gives a tuner sums to at most the run's tunable time."""

@@ -7,10 +7,10 @@ import gzip
 import re
 
 import pytest
+from conftest import parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import parse
 from hotdb.errors import ParseError
 from hotdb.ingest import REGISTRY, detect
 from hotdb.ingest.base import Source
@@ -56,7 +56,7 @@ def test_every_public_sample_ingests_by_detection(cli, db):
     for i, path in enumerate(files):
         result = cli("ingest", path, "--model", f"sample{i}")
         assert result.code == 0, (path.name, result.err)
-        assert "ingested" in result.out
+        assert "ingested" in result.err
     assert cli("models", "-f", "json").json()[-1]["model"] == f"sample{len(files) - 1}"
 
 
@@ -97,5 +97,5 @@ def test_a_folder_of_files_is_one_build(cli, tmp_path, vgg16):
     for key in ("table", "relay", "tasks"):
         (folder / vgg16[key].name).write_bytes(vgg16[key].read_bytes())
     result = cli("ingest", folder, "--model", "vgg16")
-    assert result.code == 0 and result.out.count("ingested") == 3
+    assert result.code == 0 and result.err.count("ingested") == 3
     assert len(cli("top", "--coverage", "90", "-f", "json").json()) == 8

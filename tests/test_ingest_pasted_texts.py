@@ -65,7 +65,7 @@ def _check_matches_and_selection(cli) -> tuple[list, list]:
 def test_the_three_pasted_artifacts_match_every_convolution_and_dense_layer(cli):
     result = cli("ingest", *FILES, "--model", "vgg16")
     assert result.code == 0, result.err
-    assert [line.split(" as ")[1].split(" ")[0] for line in result.out.splitlines() if line.startswith("ingested")] == \
+    assert [line.split(" as ")[1].split(" ")[0] for line in result.err.splitlines() if line.startswith("ingested")] == \
         ["debug-table", "relay", "autotvm-tasks"]
     assert "vgg16.relay.txt:58: text after the statement skipped: 'would you be able" in result.err
     _check_matches_and_selection(cli)
@@ -78,7 +78,7 @@ def test_the_whole_post_gives_what_the_three_files_give(cli, tmp_path):
     files_matches, files_top = _check_matches_and_selection(cli)
     pasted = cli("--db", tmp_path / "pasted.duckdb", "ingest", THREAD / "thread.txt", "--model", "vgg16", use_db=False)
     assert pasted.code == 0, pasted.err
-    assert [line.split(" as ")[1].split(" ")[0] for line in pasted.out.splitlines() if line.startswith("ingested")] == \
+    assert [line.split(" as ")[1].split(" ")[0] for line in pasted.err.splitlines() if line.startswith("ingested")] == \
         ["debug-table", "relay", "autotvm-tasks"]
     # the prose between the blocks is said once, as a count and its lines
     notes = [line for line in pasted.err.splitlines() if "artifacts found" in line]
@@ -93,7 +93,7 @@ def test_the_whole_post_gives_what_the_three_files_give(cli, tmp_path):
 def test_a_pasted_block_and_the_same_text_as_a_file_are_one_source(cli):
     cli("ingest", THREAD / "thread.txt", "--model", "vgg16")
     again = cli("ingest", *FILES[1:], "--model", "vgg16")
-    assert again.code == 0 and "nothing new" in again.out
+    assert again.code == 0 and "nothing new" in again.err
 
 
 def test_two_tables_in_one_paste_become_two_runs(cli, tmp_path):

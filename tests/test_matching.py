@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import DATA, table_counts
 
 
@@ -113,7 +112,7 @@ def test_reingesting_adds_nothing(cli, db, vgg16):
     assert cli("ingest", *files, "--model", "vgg16").code == 0
     before = table_counts(db)
     again = cli("ingest", *files, "--model", "vgg16")
-    assert again.code == 0 and "nothing new" in again.out and again.out.count("skipped") == 4
+    assert again.code == 0 and "nothing new" in again.err and again.err.count("skipped") == 4
     assert table_counts(db) == before
     assert before["runs"] == 1 and before["node_calls"] == before["node_signatures"] == 26  # names differ: no two nodes share a signature
 

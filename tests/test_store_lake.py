@@ -106,11 +106,11 @@ def test_export_then_compact_keeps_every_view(tmp_path, vgg16):
     for job in jobs(vgg16):
         hotdb("--db", database, *job)
     lake = tmp_path / "lake"
-    assert "imported 2 models, 4 runs" in hotdb("--db", database, "lake", "import", lake).stdout
+    assert "imported 2 models, 4 runs" in hotdb("--db", database, "lake", "import", lake).stderr
     expected = views_by_content("--db", database)
     assert views_by_content("--lake", lake) == expected
     folders = len(list(lake.glob("model=*/run=*")))
-    assert "compacted" in hotdb("--lake", lake, "lake", "compact", lake).stdout
+    assert "compacted" in hotdb("--lake", lake, "lake", "compact", lake).stderr
     assert len(list(lake.glob("model=*/run=*"))) == 2 < folders  # one folder per model
     assert views_by_content("--lake", lake) == expected
     hotdb("--lake", lake, *jobs(vgg16)[2][:1], TVM09_TABLE, "--model", "c")  # writers go on after a compaction

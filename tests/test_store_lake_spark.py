@@ -34,7 +34,7 @@ def test_spark_sql_coverage_over_the_lake_agrees_with_hotdb(tmp_path, vgg16):
         subprocess.run([sys.executable, "-m", "hotdb", "--lake", lake, "ingest", *args], check=True, capture_output=True)
     hotdb = {}
     for label in ("vgg16-1", "vgg16-2"):
-        out = subprocess.run([sys.executable, "-m", "hotdb", "--lake", lake, "top", "--run", label, "--coverage", "90",
+        out = subprocess.run([sys.executable, "-m", "hotdb", "--lake", lake, "top", "--run", label, "--coverage", "90", "--share-of", "run",
                               "-f", "json"], check=True, capture_output=True, text=True).stdout
         hotdb[label] = [(r["workload"], round(r["time_us"], 3), round(r["cumulative_pct"], 6)) for r in json.loads(out)]
 

@@ -98,19 +98,53 @@ def _python(path: Path, function: str, entry: str | None) -> LoadedModel:
     if not hasattr(module, function):
         raise UsageError(f"{path} has no function {function!r}")
     result = getattr(module, function)()
-    mod, params = result if isinstance(result, tuple) else (result, None)
+    # an IRModule; (IRModule, params); or what nn.Module.export_tvm() returns: (IRModule,
+    # [(name, nn.Parameter)]), with a third item (external modules) when allow_extern=True
+    mod, params = (result[0], result[1] if len(result) > 1 else None) if isinstance(result, (tuple, list)) else (result, None)
     import tvm
 
     if not isinstance(mod, tvm.IRModule):
-        raise UsageError(f"{path}:{function} returned {type(mod).__name__}, expected an IRModule or (IRModule, params)")
-    entry = entry or "main"
+        raise UsageError(f"{path}:{function} returned {type(mod).__name__}, expected an IRModule, (IRModule, params) "
+                         "or what nn.Module.export_tvm() returns")
+    entry = entry or _only_entry(mod, f"{path}:{function}")
     if entry not in [gv.name_hint for gv in mod.get_global_vars()]:
         raise UsageError(f"{path}:{function}: the module has no function {entry!r} (use --entry)")
     script = mod.script()
-    if params:
-        params = {k: (v.numpy() if hasattr(v, "numpy") else np.asarray(v)) for k, v in params.items()}
     # named for the file and the function: two functions of one file are two models
-    return LoadedModel(f"{path.stem}:{function}", _bind(mod, entry, params or {}), entry, script, f"{path}:{function}")
+    return LoadedModel(f"{path.stem}:{function}", _bind(mod, entry, _param_values(params, f"{path}:{function}")),
+                       entry, script, f"{path}:{function}")
+
+
+def _only_entry(mod, where: str) -> str:
+    """main when the module has it, else its only Relax function."""
+    from tvm import relax
+
+    names = sorted(gv.name_hint for gv, func in mod.functions.items() if isinstance(func, relax.Function))
+    if "main" in names or not names:
+        return "main"
+    if len(names) == 1:
+        return names[0]
+    raise UsageError(f"{where}: the module has {len(names)} functions ({', '.join(names)}); name one with --entry")
+
+
+def _param_values(params, where: str) -> dict:
+    """Weights by name, as arrays, from a dict or a list of (name, value) pairs; a value
+    may be an array, a TVM tensor or an nn.Parameter (random values of its shape and
+    dtype when it holds none, as export_tvm() leaves them)."""
+    if not params:
+        return {}
+    try:
+        pairs = list(params.items()) if hasattr(params, "items") else [(name, value) for name, value in params]
+    except (TypeError, ValueError):
+        raise UsageError(f"{where}: params must be a dict or a list of (name, value) pairs, "
+                         f"not {type(params).__name__}") from None
+    values = {}
+    for i, (name, value) in enumerate(pairs):
+        data = value.data if type(value).__name__ == "Parameter" else value  # nn.Parameter.data: None or a tensor
+        if data is None:
+            data = _random([int(d) for d in value.shape], value.dtype, i)
+        values[str(name)] = data.numpy() if hasattr(data, "numpy") else np.asarray(data)
+    return values
 
 
 def input_arrays(mod, entry: str) -> list:

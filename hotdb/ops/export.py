@@ -67,6 +67,9 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
             if len(model_ids) != 1:
                 raise UsageError("tvmc numbers the tasks of one model; export tvmc task numbers per model")
             order = _listing_order(store, model_ids[0], selection)
+    empty = _nothing_to_export(to, selection, lines)
+    if empty:
+        raise UsageError(f"nothing to export as {to}: {empty}")
     text = render(to, selection, lines, order)
     facts = {"run": label, "workloads": len({r["workload"] for r in selection}),
              "covered_pct": sum(r["share_pct"] for r in selection if r["share_pct"] is not None),
@@ -76,6 +79,22 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
              "taskless": [r["workload"] for r in selection if r["task_name"] is None],
              "records_written": len(lines) if lines is not None else None}
     return Export(text, selection, facts)
+
+
+def _nothing_to_export(to: str, selection: list[dict], lines: list[str] | None) -> str | None:
+    """Why a format would receive nothing from this selection (a file the tuner reads as
+    "no tasks" is a failure, not a success), or None."""
+    tuner = _TUNER.get(to)
+    tasks = [r for r in selection if r["task_name"] is not None]
+    if not tasks:
+        return "the selection holds no task (ingest the model's tasks: a task printout, a tuning log or a capture)"
+    if tuner is not None and not any(r["tuner"] == tuner for r in tasks):
+        held = ", ".join(sorted({r["tuner"] for r in tasks}))
+        return f"the selected tasks are {held} tasks, none is a {tuner} task (export --to json lists them)"
+    if lines is not None and not lines:
+        return (f"none of the selected {tuner} tasks has a tuning record "
+                f"(tune them first, or export --to {'autotvm-tasks' if tuner == 'autotvm' else 'json'})")
+    return None
 
 
 def _rows(result) -> list[dict]:
