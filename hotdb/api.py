@@ -40,19 +40,22 @@ class Hotdb:
     def tune(self, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
              work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,
              build_timeout_s: float | None = None, run_timeout_s: float | None = None, share_of: str = "tunable",
-             progress=None, notify=None) -> Result:
-        """Tune the hotspot tasks with MetaSchedule, re-profile, compare; TuneFailed when no
-        trial measured a time (hotdb/ops/tune.py)."""
+             budget_s: float | None = None, min_gain_pct: float | None = None, max_rounds: int | None = None,
+             progress=None, notify=None, inform=None) -> Result:
+        """Tune the hotspot tasks with MetaSchedule in rounds that re-profile, within a trial
+        and wall-clock budget; compare; TuneFailed when no trial measured a time (hotdb/ops/tune.py)."""
         return tune.tune(self.database, model, coverage=coverage, trials=trials, per_task_max=per_task_max,
                          work_dir=work_dir, target=target, repeat=repeat, build_timeout_s=build_timeout_s,
-                         run_timeout_s=run_timeout_s, share_of=share_of, progress=progress, notify=notify)
+                         run_timeout_s=run_timeout_s, share_of=share_of, budget_s=budget_s, min_gain_pct=min_gain_pct,
+                         max_rounds=max_rounds, progress=progress, notify=notify, inform=inform)
 
     # -- reading ----------------------------------------------------------------------------
     def top(self, *, by: str = "task", coverage: float | None = None, run: str | None = None, model: str | None = None,
-            all_models: bool = False, weights: dict[str, float] | None = None, share_of: str = "tunable") -> Result:
+            all_models: bool = False, weights: dict[str, float] | None = None, share_of: str = "tunable",
+            projected: bool = False) -> Result:
         """Tasks (nodes, op families) ranked by time; with `coverage`, the fewest that reach it (hotdb/ops/rank.py)."""
         return rank.top(self.database, by=by, coverage=coverage, run=run, model=model, all_models=all_models,
-                        weights=weights, share_of=share_of)
+                        weights=weights, share_of=share_of, projected=projected)
 
     def export(self, *, to: str, coverage: float | None = 90.0, run: str | None = None, model: str | None = None,
                log: str | Path | None = None, all_models: bool = False, weights: dict[str, float] | None = None,

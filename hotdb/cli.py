@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import sys
 from enum import Enum
 from pathlib import Path
@@ -72,6 +73,23 @@ _NON_NEGATIVE = _checked(0, what="a number")
 _POSITIVE = _checked(0, low_open=True, what="a number")
 _COUNT = _checked(1, what="a whole number")
 _ZERO_OR_MORE = _checked(0, what="a whole number")
+
+
+_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?$")
+
+
+def _duration(text: str | None) -> float | None:
+    """Seconds of a duration written 20m, 1h30m, 90s or 90."""
+    if text is None:
+        return None
+    match = _DURATION.match(text.strip().lower())
+    if not text.strip() or not match or not any(match.groups()):
+        raise typer.BadParameter(f"expected a duration such as 20m, 1h30m or 90s, got {text!r}")
+    hours, minutes, seconds = (float(g or 0) for g in match.groups())
+    total = 3600 * hours + 60 * minutes + seconds
+    if total <= 0:
+        raise typer.BadParameter(f"expected a duration above 0, got {text!r}")
+    return total
 
 
 class ShareOf(str, Enum):
@@ -168,6 +186,8 @@ def top(
     all_models: Annotated[bool, typer.Option("--all-models", help="Tasks over the latest run of every model.")] = False,
     weight: Annotated[list[str], typer.Option("--weight", help="MODEL=W: scale a model's times (with --all-models); repeatable.")] = [],
     share_of: ShareOfOption = ShareOf.tunable,
+    projected: Annotated[bool, typer.Option("--projected", help="Rank tasks by the time they will hold once the "
+                                            "tuning records already stored are applied.")] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank by time with share and cumulative share (tasks: of the tunable kernel time)."""
@@ -182,7 +202,7 @@ def top(
     from hotdb import words
 
     result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models, weights=weights,
-                        share_of=share_of.value)
+                        share_of=share_of.value, projected=projected)
     _render(result, fmt, words.top(result))
 
 
@@ -392,10 +412,16 @@ def tune(
                              help="Time limit for building one trial (default 120).")] = None,
     run_timeout: Annotated[Optional[float], typer.Option("--run-timeout", metavar="SECONDS", callback=_POSITIVE,
                            help="Time limit for running one trial (default 60).")] = None,
+    budget: Annotated[Optional[str], typer.Option("--budget", metavar="TIME", callback=_duration,
+                      help="Wall-clock budget, e.g. 20m, 1h30m or 90s; the round running at the end is cut there.")] = None,
+    min_gain: Annotated[Optional[float], typer.Option("--min-gain", metavar="PCT", callback=_NON_NEGATIVE,
+                        help="Stop when a round made the model less than PCT % faster (default: off).")] = None,
+    rounds: Annotated[Optional[int], typer.Option("--rounds", callback=_COUNT,
+                      help="At most this many rounds (default: until the budget is spent).")] = None,
     share_of: ShareOfOption = ShareOf.tunable,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Tune only the hotspot tasks with MetaSchedule, then re-profile and compare."""
+    """Tune the hotspots with MetaSchedule in rounds: tune, apply, re-profile, repeat on the new times."""
     from hotdb import render, words
     from hotdb.errors import TuneFailed
 
@@ -403,8 +429,9 @@ def tune(
         with render.progress() as progress:
             result = _api().tune(model, coverage=coverage, trials=trials, per_task_max=per_task_max,
                                  work_dir=work_dir, target=target, repeat=repeat, build_timeout_s=build_timeout,
-                                 run_timeout_s=run_timeout, share_of=share_of.value, progress=progress,
-                                 notify=render.warn)
+                                 run_timeout_s=run_timeout, share_of=share_of.value, budget_s=budget,
+                                 min_gain_pct=min_gain, max_rounds=rounds, progress=progress, notify=render.warn,
+                                 inform=render.note)
     except TuneFailed as exc:
         if exc.limit in words.TUNE_LIMIT_OPTIONS:
             exc.args = (f"{exc} Raise it with {words.TUNE_LIMIT_OPTIONS[exc.limit]} SECONDS.",)

@@ -57,6 +57,8 @@ TOP_COLUMNS = {
              "max_us", "stddev_us", "task_name", "method", "confidence"],
     "op": None,
 }
+PROJECTED_COLUMNS = ["rank", "task_name", "workload", "time_us", "projected_time_us", "tuned", "share_pct",
+                     "cumulative_pct"]
 ALL_MODELS_COLUMNS = ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "models"]
 MATCHES_COLUMNS = ["node_index", "node", "time_us", "task_name", "method", "confidence", "candidates", "reason"]
 TASKS_COLUMNS = ["model", "tuner", "task_name", "target", "workload", "weight", "formats", "records", "best_cost_us"]
@@ -73,12 +75,15 @@ def top(result: Result) -> View:
         title = "all models: top by task" + (f", {coverage}" if coverage else "")
         notes = [f"{len(result.rows)} tasks cover {f['reached_pct']:.1f} % of the models' weighted time"] if result.rows else []
         return View(title, ALL_MODELS_COLUMNS, notes)
-    title = f"run {f['run']}: top by {f['by']}" + (f", {coverage}" if coverage else "")
+    title = f"run {f['run']}: top by {f['by']}" + (", projected" if f.get("projected") else "") + \
+        (f", {coverage}" if coverage else "")
     notes = []
     kind = _KINDS[f["by"]]
     if result.rows and f.get("reached_pct") is not None:
         reached, total = f["reached_pct"], f["total_time_us"]
-        if f.get("share_of") == "tunable":
+        if f.get("projected"):
+            of = "of the tunable kernel time as projected"
+        elif f.get("share_of") == "tunable":
             of = (f"of the tunable kernel time ({f['tunable_time_us'] or 0:,.1f} us, "
                   f"{f.get('tunable_pct') or 0:.1f} % of the run's {total:,.1f} us)")
         else:
@@ -93,7 +98,10 @@ def top(result: Result) -> View:
     notes.append(f"time matched to a workload {f.get('matched_pct') or 0:.1f} % (to a task {f.get('with_task_pct') or 0:.1f} %), "
                  f"ambiguous {f.get('ambiguous_pct') or 0:.1f} %, tunable but unmatched {f.get('unmatched_tunable_pct') or 0:.1f} %, "
                  f"not tunable {f.get('not_tunable_pct') or 0:.1f} %")
-    columns = TOP_COLUMNS[f["by"]]
+    columns = PROJECTED_COLUMNS if f.get("projected") else TOP_COLUMNS[f["by"]]
+    if f.get("projected"):
+        tuned = sum(1 for t in result.column("tuned") if t)
+        notes.insert(0, f"{tuned} tasks shown have a tuning record that makes them faster; times as projected")
     if f["by"] == "node" and not any(result.column("samples")):  # a profile of one measurement per node
         columns = [c for c in columns if c not in _SAMPLE_COLUMNS]
     return View(title, columns, notes)
@@ -147,10 +155,16 @@ def tune(result: Result) -> View:
         notes.append(f"{failed} of {f['trials']} trials failed" + (f": {kinds}" if kinds else ""))
     if f["applied"] < f["tasks"]:
         notes.append(f"{f['tasks'] - f['applied']} selected tasks got no valid schedule and run as before")
-    if not f.get("finished", True):
-        notes.append("tuning was interrupted: the records tuned so far were applied")
+    for r in f.get("rounds", []):
+        e2e = f", end to end {r['end_to_end_us'] / 1000:,.2f} ms" if r.get("end_to_end_us") else ""
+        notes.append(f"round {r['round']} ({r['seconds']:,.0f} s): {len(r['tasks'])} tasks, "
+                     f"{r['valid_trials']} of {r['trials']} trials measured{e2e}, run {r['run']}")
+    if f.get("stopped"):
+        notes.append(f"stopped: {f['stopped']}" + (" (the records tuned so far were applied)"
+                                                   if f["stopped"] in ("interrupted", "deadline") else ""))
     return View(f"{f['baseline']} -> {f['tuned']}: {f['applied']} of {f['tasks']} tasks tuned, "
-                f"{f['valid_trials']} of {f['trials']} trials measured", None, notes)
+                f"{f['valid_trials']} of {f['trials']} trials measured in {len(f.get('rounds', [])) or 1} rounds",
+                None, notes)
 
 
 # the option that sets each of a tune's limits, for errors that name one

@@ -89,8 +89,8 @@ def test_an_export_that_selects_nothing_in_its_format_is_refused(two_runs):
     ["export", "--to", "foo"], ["compare", "a", "b", "--by", "nodes"], ["compare", "--threshold", "-1"],
     ["ingest", "x.txt", "--input-format", "bogus"], ["sql", ""], ["sql", "  "], ["lake", "compact"],
     ["profile", "mlp", "--repeat", "0"], ["tune", "mlp", "--trials", "0"], ["report"], ["top", "--nope"]])
-def test_every_usage_error_exits_2(two_runs, args):
-    result = two_runs(*args)
+def test_every_usage_error_exits_2(cli, args):
+    result = cli(*args)  # refused before any database is opened
     assert result.code == 2, (args, result.code, result.err)
     assert "Traceback" not in result.err and result.out == ""
 
@@ -162,9 +162,10 @@ def test_version_and_completion():
     assert version.returncode == 0
     names = [line.split()[0] for line in version.stdout.splitlines()]
     assert names == ["hotdb", "duckdb", "apache-tvm", "python"]
-    script = subprocess.run([sys.executable, "-m", "hotdb", "--show-completion", "bash"], capture_output=True,
-                            text=True, timeout=60, env={**os.environ, "SHELL": "/bin/bash"})
-    assert script.returncode == 0 and "_HOTDB_COMPLETE" in script.stdout
+    # the script --install-completion writes (--show-completion detects the shell from its parent: here, pytest)
+    script = subprocess.run([sys.executable, "-m", "hotdb"], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "_HOTDB_COMPLETE": "source_bash"})
+    assert script.returncode == 0 and "_HOTDB_COMPLETE=complete_bash" in script.stdout
     words = subprocess.run([sys.executable, "-m", "hotdb"], capture_output=True, text=True, timeout=60,
                            env={**os.environ, "_HOTDB_COMPLETE": "complete_bash", "COMP_WORDS": "hotdb export --to a",
                                 "COMP_CWORD": "3"})

@@ -152,9 +152,10 @@ def test_missing_device_is_a_clear_error(cli):
     assert bad.code == 1 and "--target" in bad.err
 
 
-# vgg16 (75 s of compilation here, as much as the five others together) is left out of CI;
-# it passed when this test was written and is timed in bench/fidelity.py
-@pytest.mark.parametrize("model", ["mlp", "resnet18", "mobilenet_v2", "resnet50", "bert_layer"])
+# one model of each kind (dense; depthwise and pointwise convolutions with shared
+# workloads; attention): the other zoo models passed when this test was written (2 min for
+# all six) and are left out of CI for its time (vgg16 alone compiles for 75 s)
+@pytest.mark.parametrize("model", ["mlp", "mobilenet_v2", "bert_layer"])
 def test_exported_shares_add_up_on_every_zoo_model(cli, model):
     """Every MetaSchedule task keeps its own time: tasks that share a workload are rows of
     their own, and what `export` gives a tuner sums to at most the run's tunable time."""

@@ -29,7 +29,7 @@ def check_all_exact(cli, truth_path):
 
 def test_dump_folder_alone_matches_every_conv_and_dense_by_input_shapes(cli, vgg16):
     result = cli("ingest", DUMP, vgg16["relay"], vgg16["tasks"], "--model", "vgg16")
-    assert result.code == 0 and "debug-dump" in result.out
+    assert result.code == 0 and "debug-dump" in result.err
     check_all_exact(cli, BUILD / "vgg16.truth.json")
     runs = cli("runs", "-f", "json").json()
     assert runs[0]["nodes"] == 26 and runs[0]["device"] == "CPU_0"
@@ -45,7 +45,7 @@ def test_dump_and_printed_table_of_one_run_join(cli, vgg16):
 
 def test_graph_json_lends_shapes_to_a_printed_table(cli, vgg16):
     result = cli("ingest", BUILD / "vgg16.debug_table.txt", GRAPH, vgg16["relay"], vgg16["tasks"], "--model", "vgg16")
-    assert result.code == 0 and "graph-json (graph)" in result.out
+    assert result.code == 0 and "graph-json (graph)" in result.err
     check_all_exact(cli, BUILD / "vgg16.truth.json")
 
 

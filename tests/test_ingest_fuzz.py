@@ -19,7 +19,7 @@ from hotdb.ingest import REGISTRY, files
 from hotdb.store.connection import Store
 from hotdb.store.loader import load
 
-EXAMPLES = int(os.environ.get("HOTDB_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("HOTDB_FUZZ_EXAMPLES", "40"))
 SEEDS = {
     "debug-table": example_files("vgg16")[0],
     "relay": example_files("vgg16")[1],

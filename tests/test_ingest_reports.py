@@ -96,7 +96,7 @@ def test_malformed_issue3_formats(cli, db, tmp_path, vgg16, name):
 def test_debug_runtime_log_lines_of_both_eras_give_one_profile(cli, tmp_path):
     old = cli("--db", tmp_path / "old.duckdb", "ingest", DATA / "debug-log/vgg16.runtime07.log", "--model", "m", use_db=False)
     new = cli("--db", tmp_path / "new.duckdb", "ingest", DATA / "debug-log/vgg16.executor08.log", "--model", "m", use_db=False)
-    assert "as debug-log (profile): 26 rows" in old.out and "as debug-log (profile): 26 rows" in new.out
+    assert "as debug-log (profile): 26 rows" in old.err and "as debug-log (profile): 26 rows" in new.err
     query = "SELECT node_name, round(time_us, 3) AS t FROM nodes ORDER BY node_index"
     old_nodes = cli("--db", tmp_path / "old.duckdb", "sql", query, "-f", "json", use_db=False).json()
     new_nodes = cli("--db", tmp_path / "new.duckdb", "sql", query, "-f", "json", use_db=False).json()
@@ -119,7 +119,7 @@ def test_debug_runtime_log_takes_shapes_from_a_graph_json(cli):
 def test_vm_profiler_table_with_shapes_matches_by_input_shapes(cli):
     result = cli("ingest", DATA / "vm-stat/vgg16.shapes.vm_stat.txt", DATA / "thread/vgg16.relay.txt",
                  DATA / "thread/vgg16.kernels.txt", "--model", "m")
-    assert "as vm-stat (profile): 22 rows" in result.out
+    assert "as vm-stat (profile): 22 rows" in result.err
     kernels = {m["func_name"]: m for m in cli("matches", "-f", "json").json()}
     conv = kernels["vm_mod_fused_nn_contrib_conv2d_NCHWc_add_nn_relu_1"]
     assert conv["method"] == "workload" and conv["task_name"] == "conv2d_NCHWc.x86"

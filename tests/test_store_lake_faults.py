@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_store_lake import TVM09_TABLE, hotdb
+from test_store_lake import TVM09_TABLE, here, hotdb
 
 DUMP = Path(__file__).parent / "data" / "debug-dump" / "vgg16" / "tvmdbg_vgg16"
 
@@ -59,7 +59,7 @@ def lakes(tmp_path_factory, vgg16_files) -> dict:
     made, jobs = {}, ingests(vgg16_files)
     lake = tmp_path_factory.mktemp("lakes") / "lake"
     for n, job in enumerate(jobs, start=1):
-        hotdb("--lake", lake, *job)
+        here("--lake", lake, *job)
         if n >= 2:
             made[n] = lake.parent / f"after-{n}"
             shutil.copytree(lake, made[n])
@@ -71,7 +71,7 @@ def reference(lakes) -> dict:
     """The lake that received the four ingests with no kill, then a compaction."""
     lake = lakes[4].parent / "reference"
     shutil.copytree(lakes[4], lake)
-    hotdb("lake", "compact", lake)
+    here("lake", "compact", lake)
     return summary(lake)
 
 
@@ -100,11 +100,11 @@ def test_an_ingest_killed_at_any_step_is_retried_at_once(tmp_path, vgg16_files, 
     jobs = ingests(vgg16_files)
     killed_at(failpoint, "--lake", lake, *jobs[2])
     started = time.monotonic()
-    retry = hotdb("--lake", lake, *jobs[2], check=False)  # the next writer: the same ingest again
+    retry = here("--lake", lake, *jobs[2])  # the next writer: the same ingest again
     assert retry.returncode == 0, retry.stderr
     assert time.monotonic() - started < 30  # a dead writer's claim is stale at once, not after 600 s
-    hotdb("--lake", lake, *jobs[3])
-    hotdb("lake", "compact", lake)
+    here("--lake", lake, *jobs[3])
+    here("lake", "compact", lake)
     assert summary(lake) == reference
     assert not any((lake / "_staging").iterdir())  # what the dead writer staged is gone
 
@@ -116,9 +116,9 @@ def test_a_compaction_killed_at_any_step_loses_and_doubles_nothing(tmp_path, vgg
     killed_at(failpoint, "lake", "compact", lake)
     partial = summary(lake)  # readers right after the kill: the three ingests, once each
     assert [r["label"] for r in partial["runs"]] == ["r1", "r2"]
-    hotdb("--lake", lake, *jobs[3])  # the next writer
-    hotdb("lake", "compact", lake)
-    hotdb("lake", "compact", lake)  # a second compaction of a compacted lake
+    here("--lake", lake, *jobs[3])  # the next writer
+    here("lake", "compact", lake)
+    here("lake", "compact", lake)  # a second compaction of a compacted lake
     assert summary(lake) == reference
     model_dir = next(lake.glob("model=*"))
     assert len([f for f in model_dir.glob("run=*")]) == 1  # old folders deleted, none resurrected
@@ -137,9 +137,9 @@ def test_eight_writers_sharing_files_all_land(tmp_path, vgg16_files):
     for proc in procs:
         _, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err
-    runs = json.loads(hotdb("--lake", lake, "runs", "-f", "json").stdout)
+    runs = json.loads(here("--lake", lake, "runs", "-f", "json").stdout)
     assert sorted(r["run"] for r in runs) == [f"w{i}" for i in range(8)]
-    sources = json.loads(hotdb("--lake", lake, "sql", "SELECT format, count(*) AS n FROM sources GROUP BY 1 ORDER BY 1",
+    sources = json.loads(here("--lake", lake, "sql", "SELECT format, count(*) AS n FROM sources GROUP BY 1 ORDER BY 1",
                                "-f", "json").stdout)
     assert {s["format"]: s["n"] for s in sources} == {"autotvm-tasks": 1, "debug-table": 8, "relay": 1}
 

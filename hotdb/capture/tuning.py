@@ -9,12 +9,14 @@ pipeline on a fused module would silently apply nothing.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import json
 import logging
 import re
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,23 +32,28 @@ class TunePlan:
     per_task_max: int
     build_timeout_s: float = 120.0  # hotdb/ops/tune.py says why
     run_timeout_s: float = 60.0
+    # MetaSchedule writes a batch's records only once it joins the batch's task again (or
+    # ends), so a tune cut at a deadline loses what it had not joined: with a deadline,
+    # batches of at most 4 (an MLP batch of 8 took over 30 s to build on 2 cores here)
+    batch_max: int = 64
 
 
-def trials_per_round(trials: int, tasks: int, per_task_max: int) -> int:
+def trials_per_round(trials: int, tasks: int, per_task_max: int, batch_max: int = 64) -> int:
     """MetaSchedule's scheduler starts with one round on every task: keep that round within
     the budget, so that the weights, not the warm-up, decide where the trials go."""
-    return max(2, min(64, per_task_max, trials // (2 * tasks)))
+    return max(2, min(batch_max, per_task_max, trials // (2 * tasks)))
 
 
 @dataclass
 class TuneOutcome:
     """What a tune did, counted from its own records (not from MetaSchedule's summary)."""
 
-    finished: bool  # False when interrupted (Ctrl-C)
+    finished: bool  # False when interrupted (Ctrl-C, or the deadline)
     trials: int  # records this tune wrote
     valid: int  # of which measured a time (MetaSchedule marks a failed trial with 1e10 s)
     failures: dict[str, int]  # first line of each failure message -> trials that failed so
     first_failure: str | None  # the first failure message, whole
+    deadline_reached: bool = False  # the interruption was the deadline's, not the user's
 
 
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
@@ -115,9 +122,11 @@ class _FailureWatch:
                 self.notify(f"{n} failed trials in all: {kind}")
 
 
-def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None, notify=None) -> TuneOutcome:
+def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None, notify=None,
+         deadline: float | None = None) -> TuneOutcome:
     """Tune the planned tasks of `loaded` into work_dir. `notify(text)` hears of failed
-    trials as they happen."""
+    trials as they happen. At `deadline` (time.monotonic()) the tune is interrupted as
+    Ctrl-C would: the records written so far stay."""
     from tvm.s_tir import meta_schedule as ms
 
     from hotdb.capture.profile import fuse
@@ -144,8 +153,13 @@ def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None, not
     failures = _FailureWatch(work_dir / "logs", notify)
     done = threading.Event()
 
+    reached = threading.Event()
+
     def watch() -> None:  # MetaSchedule has no progress callback: count its records, read its logs
         while not done.wait(1.0):
+            if deadline is not None and time.monotonic() >= deadline and not reached.is_set():
+                reached.set()
+                _thread.interrupt_main()  # MetaSchedule stops as at Ctrl-C, between trials
             if progress:
                 progress("trials", min(_lines(records) - before, tune_plan.trials), tune_plan.trials)
             failures.poll()
@@ -156,12 +170,17 @@ def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None, not
         with contextlib.redirect_stdout(log):
             ms.tune_tasks(tasks=contexts, task_weights=tune_plan.shares_pct, work_dir=str(work_dir),
                           max_trials_global=tune_plan.trials, max_trials_per_task=tune_plan.per_task_max,
-                          num_trials_per_iter=trials_per_round(tune_plan.trials, len(tasks), tune_plan.per_task_max),
+                          num_trials_per_iter=trials_per_round(tune_plan.trials, len(tasks), tune_plan.per_task_max,
+                                                               tune_plan.batch_max),
                           builder=ms.builder.LocalBuilder(max_workers=2, timeout_sec=tune_plan.build_timeout_s),
                           runner=ms.runner.LocalRunner(timeout_sec=tune_plan.run_timeout_s),
                           cost_model="xgb")
         finished = True
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        # an interrupt that lands while MetaSchedule waits on its builder comes back
+        # through TVM's FFI as a bare RuntimeError
+        if isinstance(exc, RuntimeError) and not (reached.is_set() or _from_interrupt(exc)):
+            raise
         finished = False
     finally:
         done.set()
@@ -171,7 +190,16 @@ def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None, not
     trials, valid = _count(records, before)
     if progress:
         progress("trials", trials, max(trials, tune_plan.trials))
-    return TuneOutcome(finished, trials, valid, failures.failures, failures.first)
+    return TuneOutcome(finished, trials, valid, failures.failures, failures.first, deadline_reached=reached.is_set())
+
+
+def _from_interrupt(exc: BaseException) -> bool:
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _lines(path: Path) -> int:

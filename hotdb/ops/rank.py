@@ -23,9 +23,10 @@ def check_coverage(coverage: float | None) -> None:
 
 def top(database: Database, *, by: str = "task", coverage: float | None = None, run: str | None = None,
         model: str | None = None, all_models: bool = False, weights: dict[str, float] | None = None,
-        share_of: str = "tunable") -> Result:
+        share_of: str = "tunable", projected: bool = False) -> Result:
     """Rows ranked by time with share and cumulative share; with `coverage`, the fewest
-    rows whose cumulative share reaches it. Tasks' shares are of the run's tunable kernel
+    rows whose cumulative share reaches it. With `projected`, tasks ranked by the time
+    they will hold once the model's tuning records are applied (projected_task_times). Tasks' shares are of the run's tunable kernel
     time (`share_of="run"`: of its whole time); nodes' and op families' of the whole run.
     With `all_models`, tasks over the latest run of every model (times scaled by
     `weights`), a workload shared by models counted once."""
@@ -47,13 +48,17 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
         return result
     if by not in TOP_BY:
         raise UsageError(f"a ranking is by {', '.join(TOP_BY)}, not {by!r}")
+    if projected and (by != "task" or share_of != "tunable"):
+        raise UsageError("a projected ranking ranks tasks by their share of the projected tunable time")
     with database.reader() as store:
         run_id, label = resolve_run(store, run, model)
         params = {"run_id": run_id, "coverage_pct": coverage}
         if by == "task":
             params["basis"] = share_of
-        result = query(store, f"top_{by}", params, run=label, by=by, coverage=coverage,
-                       share_of=share_of if by == "task" else "run")
+        if projected:
+            del params["basis"]
+        result = query(store, "top_projected" if projected else f"top_{by}", params, run=label, by=by,
+                       coverage=coverage, share_of=share_of if by == "task" else "run", projected=projected)
         totals = query(store, "run_facts", {"run_id": run_id}).records()[0]
     result.facts.update(totals)
     result.facts["reached_pct"] = result.rows[-1][result.columns.index("cumulative_pct")] if result.rows else None

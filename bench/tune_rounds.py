@@ -1,0 +1,185 @@
+"""The anytime curve of tuning: end-to-end latency against tuning wall time.
+
+(a) MetaSchedule as a user runs it: every extracted task, its gradient task scheduler
+    with static weights (the extracted tasks' call counts), budget B trials;
+(h) hotdb tune in rounds: each round tunes the tasks that cover 90 % of the *current*
+    profile, weighted by measured share, then re-profiles; budget B trials.
+
+Both run in this process, one after the other, each on a fresh work folder, and each
+configuration is repeated. While a tune runs, a thread copies its MetaSchedule database
+every --every seconds (records first, then workloads, each cut at its last whole line);
+afterwards every copy is applied and the model re-profiled: the latency a user would have
+had by stopping the tune then. (h)'s wall time includes its own re-profiles, as a user
+waits for them. Prints a table and writes bench/tune_rounds.png.
+
+    python bench/tune_rounds.py [MODEL] [--trials B] [--repeats N] [--every SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from hotdb.api import Hotdb
+from hotdb.capture import tuning
+from hotdb.capture.models import load_model
+from hotdb.capture.profile import capture, fuse, parse_target
+
+FILES = ("database_tuning_record.json", "database_workload.json")  # records first: each names a workload
+
+
+class Snapshots:
+    """Copies of a tune's database every `every` seconds: [(elapsed s, folder)]."""
+
+    def __init__(self, work: Path, into: Path, every: float):
+        self.work, self.into, self.every = work, into, every
+        self.taken: list[tuple[float, Path]] = []
+        self.started = time.perf_counter()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
+        self.take()  # the end
+
+    def _run(self) -> None:
+        while not self._done.wait(self.every):
+            self.take()
+
+    def take(self) -> None:
+        if not (self.work / FILES[0]).exists():
+            return
+        folder = self.into / f"snap{len(self.taken):03d}"
+        folder.mkdir(parents=True)
+        elapsed = time.perf_counter() - self.started
+        for name in FILES:
+            data = (self.work / name).read_bytes() if (self.work / name).exists() else b""
+            (folder / name).write_bytes(data[: data.rfind(b"\n") + 1])  # a line being written is left out
+        self.taken.append((elapsed, folder))
+
+
+def tune_all(loaded, target, trials: int, work: Path) -> None:
+    """(a): every extracted task with MetaSchedule's static weights, its own scheduler. The
+    trials per scheduler iteration are hotdb's (a few per task), not MetaSchedule's default
+    of 64: with a budget of a few dozen trials over 19 tasks, 64 would give them all to the
+    first tasks."""
+    from tvm.s_tir import meta_schedule as ms
+
+    tasks = ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)
+    contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work), num_threads="physical")
+    ms.tune_tasks(tasks=contexts, task_weights=weights, work_dir=str(work), max_trials_global=trials,
+                  max_trials_per_task=trials, num_trials_per_iter=tuning.trials_per_round(trials, len(tasks), trials),
+                  builder=ms.builder.LocalBuilder(max_workers=2, timeout_sec=120),
+                  runner=ms.runner.LocalRunner(timeout_sec=60), cost_model="xgb")
+
+
+def latency_ms(loaded, target, folder: Path | None) -> float:
+    apply = tuning.applier(folder, target) if folder is not None else None
+    result = capture(loaded, target, repeat=3, apply=apply)
+    return statistics.median(result.run_meta["end_to_end_us"]) / 1e3
+
+
+def at(curve: list[tuple[float, float]], t: float, untuned: float) -> float:
+    """The latency a user had at wall time t: the last point at or before t."""
+    return ([ms for s, ms in curve if s <= t] or [untuned])[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model", nargs="?", default="resnet18")
+    parser.add_argument("--trials", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--every", type=float, default=60.0, help="seconds between database copies")
+    parser.add_argument("--plot", type=Path, default=Path(__file__).parent / "tune_rounds.png")
+    args = parser.parse_args()
+    target = parse_target(None)
+    loaded = load_model(args.model)
+    root = Path(tempfile.mkdtemp(prefix="hotdb-rounds-"))
+    untuned = statistics.median(latency_ms(loaded, target, None) for _ in range(3))
+    print(f"model {args.model}, untuned end-to-end {untuned:,.1f} ms (median of 3 profiles), B = {args.trials}",
+          flush=True)
+    curves: dict[str, list[list[tuple[float, float]]]] = {"(a) MetaSchedule, all tasks": [], "(h) hotdb rounds": []}
+    walls: dict[str, list[float]] = {k: [] for k in curves}
+    for repeat in range(args.repeats):
+        for name in curves:
+            tag = f"{name[1]}{repeat}"
+            work = root / tag / "work"
+            work.mkdir(parents=True)
+            started = time.perf_counter()
+            with open(root / f"{tag}.log", "w") as log, contextlib.redirect_stdout(log), \
+                    Snapshots(work, root / tag / "snaps", args.every) as snaps:
+                if name.startswith("(a)"):
+                    tune_all(loaded, target, args.trials, work)
+                else:
+                    db = Hotdb(root / tag / "hotdb.duckdb")
+                    db.profile(args.model, repeat=3)  # the baseline profile is part of (h)'s time
+                    result = db.tune(args.model, coverage=90.0, trials=args.trials, work_dir=work, repeat=3)
+                    rounds = result.facts["rounds"]
+                    print(f"  {len(rounds)} rounds: " + "; ".join(
+                        f"{len(r['tasks'])} tasks, {r['trials']} trials, {r['seconds']:.0f} s" for r in rounds),
+                        file=sys.stderr, flush=True)
+            walls[name].append(time.perf_counter() - started)
+            curve = [(0.0, untuned)] + [(elapsed, latency_ms(loaded, target, folder)) for elapsed, folder in snaps.taken]
+            curves[name].append(curve)
+            print(f"{name}, repeat {repeat + 1}: wall {walls[name][-1]:,.0f} s; " +
+                  ", ".join(f"{s:.0f} s {ms:,.1f} ms" for s, ms in curve), flush=True)
+            shutil.rmtree(root / tag / "snaps", ignore_errors=True)
+    report(curves, walls, untuned, args)
+
+
+def report(curves, walls, untuned: float, args) -> None:
+    a_name, h_name = list(curves)
+    final_a = statistics.median(c[-1][1] for c in curves[a_name])
+    speedup_a = untuned / final_a
+    goal_ms = untuned / (1 + 0.9 * (speedup_a - 1))  # 90 % of (a)'s gain in speedup
+    wall_a = statistics.median(walls[a_name])
+    print(f"\n(a)'s final speedup {speedup_a:.2f}x (median of {args.repeats}), in {wall_a:,.0f} s; "
+          f"90 % of it: {untuned / goal_ms:.2f}x = {goal_ms:,.1f} ms")
+    print("| configuration | repeat | wall (s) | final latency (ms) | speedup | first time at 90 % of (a)'s speedup (s) |")
+    print("|---|---|---|---|---|---|")
+    for name in curves:
+        for i, (curve, wall) in enumerate(zip(curves[name], walls[name])):
+            reached = next((s for s, ms in curve if ms <= goal_ms), None)
+            print(f"| {name} | {i + 1} | {wall:,.0f} | {curve[-1][1]:,.1f} | {untuned / curve[-1][1]:.2f}x | "
+                  f"{'-' if reached is None else f'{reached:,.0f}'} |")
+    # the two curves at common times (a step function each), repeats as a range
+    times = sorted({round(s) for c in curves[a_name] + curves[h_name] for s, _ in c})
+    print("\n| wall time (s) | (a) latency (ms), min-max | (h) latency (ms), min-max |\n|---|---|---|")
+    for t in [t for t in times if t <= max(max(walls[a_name]), max(walls[h_name]))][:: max(1, len(times) // 12)]:
+        a = [at(c, t, untuned) for c in curves[a_name]]
+        h = [at(c, t, untuned) for c in curves[h_name]]
+        print(f"| {t:,.0f} | {min(a):,.1f}-{max(a):,.1f} | {min(h):,.1f}-{max(h):,.1f} |")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for name, colour in zip(curves, ("#1f77b4", "#d62728")):
+        for i, curve in enumerate(curves[name]):
+            xs, ys = zip(*curve)
+            ax.step(xs, ys, where="post", color=colour, alpha=0.85, label=name if i == 0 else None, marker="o", ms=3)
+    ax.axhline(goal_ms, color="grey", ls="--", lw=1, label="90 % of (a)'s final speedup")
+    ax.set_xlabel("tuning wall time (s)")
+    ax.set_ylabel("end-to-end latency (ms)")
+    ax.set_title(f"{args.model}, B = {args.trials} trials, {args.repeats} repeats each, 2-core CPU")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=110)
+    print(f"\nwrote {args.plot}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+-- Tasks of one run ranked by the time they will hold once the tuning records the model
+-- already has are applied (projected_task_times); with $coverage_pct, the fewest that
+-- reach it. Parameters: $run_id, $coverage_pct (NULL: all rows).
+SELECT rank, task_name, task_args, workload_key AS workload, time_us, projected_time_us, calls, best_cost_us, tuned,
+       share_pct, cumulative_pct, tuner
+FROM projected_task_times
+WHERE run_id = $run_id
+  AND ($coverage_pct IS NULL OR cumulative_before_pct < $coverage_pct)
+ORDER BY rank;
