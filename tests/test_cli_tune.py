@@ -1,17 +1,22 @@
-"""hotdb tune on a small zoo model with a tiny budget (slow: about 40 s)."""
+"""hotdb tune on a small zoo model with a tiny budget (slow). The rounds test takes 2-3
+minutes of MetaSchedule (its builder and runner start their worker processes each round):
+it runs with HOTDB_LONG_TESTS=1, outside CI's 10 minutes (tests/README.md)."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
 pytestmark = pytest.mark.slow
 
 
+@pytest.mark.skipif(not os.environ.get("HOTDB_LONG_TESTS"), reason="set HOTDB_LONG_TESTS=1: 2-3 minutes of tuning")
 def test_tune_in_rounds_that_follow_the_hotspot(cli, tmp_path):
     """Two rounds on the MLP at a 70 % cut, 6 trials: the first tunes the hottest task; once it is
     fast, the second round's profile puts another task above the cut, and it is tuned."""
     work = tmp_path / "tune"
-    result = cli("tune", "mlp", "--coverage", "70", "--trials", "6", "--rounds", "2",
+    result = cli("tune", "mlp", "--coverage", "70", "--trials", "6", "--rounds", "2", "--repeat", "2",
                  "--work-dir", work, "-f", "json")
     assert result.code == 0, result.err
     assert result.err.count("round ") >= 2  # each round said as it ends
@@ -75,8 +80,10 @@ def test_a_wall_clock_budget_stops_the_tune_at_the_deadline(cli, tmp_path):
     result = cli("tune", "mlp", "--coverage", "60", "--trials", "200", "--budget", "15s", "--work-dir",
                  tmp_path / "tune")
     elapsed = time.monotonic() - started
-    # past the deadline: the batch in flight is abandoned at once, no re-profile follows
-    assert elapsed < 15 + 15, elapsed
+    # past the deadline: the batch in flight is abandoned and its build workers stopped
+    # (MetaSchedule's process pool; 7-22 s here), no re-profile follows: within one round
+    # (a batch of 4 MLP builds alone takes over 20 s on this machine)
+    assert elapsed < 15 + 30, elapsed
     if result.code == 0:  # a fast machine measured a batch in time: it was applied, the tune stopped there
         assert "stopped: deadline" in result.out
     else:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import table_counts
+from test_store_lake import here
 
 MiB = 2**20
 
@@ -92,17 +93,15 @@ def test_all_zero_profile_report(cli, tmp_path):
 def test_lake_path_with_quote_and_names_that_are_paths(tmp_path, vgg16):
     lake = tmp_path / "it's a lake'; DROP TABLE x; --"
     for model in ("m'); COPY (SELECT 1) TO '/tmp/pwned.csv", "..", ".", "x" * 300, "a/../../b"):
-        result, _ = run("--lake", lake, "ingest", vgg16["table"], "--model", model, "--run", "r")
-        one_line_error(result, 0)
-    runs = json.loads(run("--lake", lake, "runs", "-f", "json")[0].stdout)
+        here("--lake", lake, "ingest", vgg16["table"], "--model", model, "--run", "r")  # in this process: exit 0
+    runs = json.loads(here("--lake", lake, "runs", "-f", "json").stdout)
     assert len(runs) == 5 and {r["model"] for r in runs} >= {"..", ".", "x" * 300}
     assert not Path("/tmp/pwned.csv").exists()
     inside = {p.resolve() for p in tmp_path.rglob("*")}
     assert all(str(p).startswith(str(lake.resolve())) or p == lake.resolve() for p in inside)
     assert all(len(p.name.encode()) <= 255 for p in inside)
-    compact, _ = run("lake", "compact", lake)
-    one_line_error(compact, 0)
-    assert len(json.loads(run("--lake", lake, "runs", "-f", "json")[0].stdout)) == 5
+    here("lake", "compact", lake)
+    assert len(json.loads(here("--lake", lake, "runs", "-f", "json").stdout)) == 5
 
 
 # --- bounded memory: bombs, devices, FIFOs, long lines ------------------------------------

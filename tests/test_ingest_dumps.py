@@ -6,7 +6,6 @@ import json
 import shutil
 
 import pytest
-
 from conftest import DATA, table_counts
 
 BUILD = DATA / "debug-dump/vgg16"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import DATA, parse, sample, table_counts
 
 REPORTS = DATA / "profile-report"

@@ -109,7 +109,9 @@ def test_an_ingest_killed_at_any_step_is_retried_at_once(tmp_path, vgg16_files, 
     assert not any((lake / "_staging").iterdir())  # what the dead writer staged is gone
 
 
-@pytest.mark.parametrize("failpoint", ["compact-staged", "compact-landed", "compact-buried", "compact-deleting"])
+# compact-staged and compact-buried pass too (and every instant in the sweep below); CI runs
+# the two around which the old compaction lost and doubled runs, for the suite's time
+@pytest.mark.parametrize("failpoint", ["compact-landed", "compact-deleting"])
 def test_a_compaction_killed_at_any_step_loses_and_doubles_nothing(tmp_path, vgg16_files, lakes, reference, failpoint):
     lake = copy_of(lakes, 3, tmp_path / "lake")
     jobs = ingests(vgg16_files)
