@@ -151,7 +151,7 @@ class Lake:
             # The files stand in for the migrated table, read by name into its columns:
             # files written before a column was added give NULL there.
             store.con.execute(f"ALTER TABLE {table} RENAME TO _lake_columns_{table}")
-            store.con.execute(f"CREATE VIEW {table} AS FROM _lake_columns_{table} UNION ALL BY NAME {relation}")
+            store.con.sql(f"FROM _lake_columns_{table} UNION ALL BY NAME {relation}").create_view(table)
         return store
 
     def _context(self, model: str, with_runs: bool = True) -> Store:
