@@ -30,7 +30,7 @@ def collect(db: Hotdb, runs: list[str]) -> ReportData:
     top = db.top(by="task", run=runs[-1])
     compare = db.compare(runs[0], runs[-1]) if len(runs) >= 2 else None
     history = []
-    if len(runs) >= 2:
+    if len(runs) >= 2 and top.facts["by"] == "task":  # a profile alone ranks kernel families: no workloads
         for row in top.records()[:5]:
             result = db.history(workload=row["workload"])
             result.rows = [r for r in result.rows if r[0] in runs]
@@ -79,9 +79,10 @@ def _pareto(data: ReportData) -> str:
     axis.bar(range(1, len(rows) + 1), [r["share_pct"] for r in rows], color="#9db4d0", label=f"share of {of}")
     axis.plot(range(len(cumulative)), cumulative, marker="o", color="#1f4e89", label="cumulative share")
     axis.axhline(COVERAGE_PCT, color="#888", linestyle=":", linewidth=1)
-    reach = f"{cut} tasks reach {reached:.1f} %" + ("" if reached >= COVERAGE_PCT else f" ({COVERAGE_PCT:g} % is out of reach)")
+    kind = "tasks" if data.top.facts["by"] == "task" else "op families"
+    reach = f"{cut} {kind} reach {reached:.1f} %" + ("" if reached >= COVERAGE_PCT else f" ({COVERAGE_PCT:g} % is out of reach)")
     axis.axvline(cut, color="#c0392b", linestyle="--", label=reach)
-    axis.set_xlabel("tasks, most time first")
+    axis.set_xlabel(f"{kind}, most time first")
     axis.set_ylabel(f"% of {of}")
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # a task is whole
     axis.set_ylim(0, 100)

@@ -98,6 +98,10 @@ def top(result: Result) -> View:
     notes.append(f"time matched to a workload {f.get('matched_pct') or 0:.1f} % (to a task {f.get('with_task_pct') or 0:.1f} %), "
                  f"ambiguous {f.get('ambiguous_pct') or 0:.1f} %, tunable but unmatched {f.get('unmatched_tunable_pct') or 0:.1f} %, "
                  f"not tunable {f.get('not_tunable_pct') or 0:.1f} %")
+    if not result.rows and f["by"] == "task" and f.get("has_tasks"):
+        notes.append(f"no task of model {f['model']} matched a kernel of this run: hotdb matches says why for each "
+                     "kernel; hotdb top --by op ranks the kernel families")
+    notes.extend(missing_artifacts(f))
     columns = PROJECTED_COLUMNS if f.get("projected") else TOP_COLUMNS[f["by"]]
     if f.get("projected"):
         tuned = sum(1 for t in result.column("tuned") if t)
@@ -105,6 +109,23 @@ def top(result: Result) -> View:
     if f["by"] == "node" and not any(result.column("samples")):  # a profile of one measurement per node
         columns = [c for c in columns if c not in _SAMPLE_COLUMNS]
     return View(title, columns, notes)
+
+
+def missing_artifacts(f: dict) -> list[str]:
+    """What a ranking lacks and which artifact would add it, with how to print that artifact."""
+    notes = []
+    if f.get("asked_by") == "task" and f["by"] == "op":
+        notes.append(f"model {f['model']} has no tuning tasks stored, so its kernel families are ranked instead")
+    if not f.get("has_tasks"):
+        notes.append("to rank tasks, ingest the model's tasks into the same model (--model): MetaSchedule: "
+                     "print each task_name of ms.relax_integration.extract_tasks(mod, target), or the summary "
+                     "table a tune prints; AutoTVM: print(task) for each of autotvm.task.extract_from_program(...); "
+                     "auto_scheduler: the tuning log or its 'Cannot find tuned schedules' lines; or capture the model "
+                     "live with hotdb profile")
+    if not f.get("has_ir"):
+        notes.append("to give every kernel its workload (weights, strides, padding), ingest the model's IR: "
+                     "print(mod['main']) for Relay, mod.show() or print(mod.script()) for Relax")
+    return notes
 
 
 _SAMPLE_COLUMNS = ("samples", "min_us", "median_us", "max_us", "stddev_us")

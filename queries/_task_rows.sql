@@ -22,6 +22,10 @@
 -- @column structural_hash   as in tasks
 -- @column data_shape_logical as in tasks
 -- @column weight_shape_logical as in tasks
+-- @column flop              as in tasks (MetaSchedule's tuning state)
+-- @column trials            as in tasks
+-- @column best_latency_us   as in tasks
+-- @column terminated        as in tasks
 CREATE OR REPLACE VIEW _task_rows AS
 WITH source_tasks AS (
     SELECT s.model_id, t.*

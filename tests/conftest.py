@@ -17,6 +17,44 @@ DATA = Path(__file__).parent / "data"
 SAMPLES = Path(os.environ.get("HOTDB_SAMPLES", Path(__file__).resolve().parents[2] / "shared" / "formats" / "samples"))
 
 
+# Real pasted texts found in issues, PRs, forum posts and blogs (each test file's folder has
+# a SOURCES.md) are third-party text: never copied here, read where the shared corpus holds
+# them. A test module names its folders in REAL_PASTE_FOLDERS (constants holding a path under
+# PASTES); a test whose code uses a folder that is absent is skipped with the reason.
+PASTES = Path(os.environ.get("HOTDB_PASTES", Path(__file__).resolve().parents[2] / "shared" / "real" / "pastes"))
+
+
+def pytest_collection_modifyitems(config, items):
+    import inspect
+    import re
+
+    def users(module, constant: str) -> set[str]:
+        """The names of the module's functions that read the folder, directly or through another."""
+        code = {}
+        for name, f in vars(module).items():
+            if inspect.isfunction(f) and f.__module__ == module.__name__:
+                try:
+                    code[name] = inspect.getsource(inspect.unwrap(f))
+                except (OSError, TypeError):
+                    continue
+        found, names = set(), {constant}
+        while names:
+            pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+            names = {name for name, text in code.items() if name not in found and pattern.search(text)}
+            found |= names
+        return found
+
+    for item in items:
+        module = getattr(item, "module", None)
+        for constant in getattr(module, "REAL_PASTE_FOLDERS", ()):
+            if getattr(module, constant).is_dir():
+                continue
+            folder = getattr(module, constant)
+            if item.function.__name__ in users(module, constant):
+                item.add_marker(pytest.mark.skip(reason=f"real pasted texts not found in {folder} "
+                                                        "(set HOTDB_PASTES to the shared/real/pastes folder)"))
+
+
 def parse(path, fmt=None):
     """(format name, parsed rows) of a file, detected or read as `fmt`."""
     from hotdb.ingest import detect, get

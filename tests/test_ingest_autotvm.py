@@ -79,7 +79,7 @@ def test_lenient_task_listing():
     assert dense.workload_key == "dense float32 d=1x25088 w=4096x25088"
     # the heading is part of a listing; the closing "Done." is not a task, and is said once
     assert not any("Extracted 4 tasks" in w for w in parsed.warnings)
-    assert any("1 lines are not tasks and were skipped (lines 6)" in w for w in parsed.warnings)
+    assert any("1 line is not a task and was skipped (line 6)" in w for w in parsed.warnings)
 
 
 def test_tasks_command_one_row_per_task_and_target(cli, vgg16):

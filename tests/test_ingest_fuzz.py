@@ -107,3 +107,37 @@ def test_mutated_large_reports_raise_only_parse_errors(store, tmp_path, monkeypa
     monkeypatch.setenv("HOTDB_STREAM_BYTES", str(1))
     seed = SEEDS[name].read_bytes()
     only_parse_errors(store, tmp_path / SEEDS[name].name, mutate(seed, edits), "profile-report")
+
+
+# Renderings a page, a pager or a terminal applies (what hotdb/ingest/unrender.py undoes),
+# composed at random over pasted artifacts, before the byte mutations.
+RENDERINGS = {
+    "curly": lambda t: t.replace("'", "\u2019").replace('"', "\u201d"),
+    "pager": lambda t: "".join(line + "$\n" for line in t.split("\n")),
+    "comment": lambda t: "".join("# " + line + "\n" for line in t.split("\n")),
+    "quote": lambda t: "".join("> " + line + "\n" for line in t.split("\n")),
+    "entities": lambda t: t.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"),
+    "eaten": lambda t: t.replace("/* ", "/ ").replace(" */", " /"),
+    "wrapped": lambda t: "\n".join(line[i:i + 80] for line in t.split("\n") for i in range(0, max(len(line), 1), 80)),
+    "nbsp": lambda t: t.replace("  ", "\u00a0 "),
+    "tabs": lambda t: t.replace("  ", "\t"),
+}
+PASTES = ["thread-paste", "debug-table", "relay", "thread-kernels", "listing", "vm-stat", "debug-log", "ansor-tasks"]
+
+
+@settings(max_examples=EXAMPLES * 5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.tuples(st.sampled_from(PASTES), st.integers(0, 10**6), st.integers(1, 120)), min_size=1, max_size=3),
+       renderings=st.lists(st.sampled_from(sorted(RENDERINGS)), max_size=3),
+       edits=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10**6), st.integers(1, 200), st.integers(0, 255)),
+                      max_size=2))
+def test_rendered_pastes_raise_only_parse_errors(store, tmp_path, parts, renderings, edits):
+    """Pieces of real-format artifacts between lines of prose, rendered, then mutated."""
+    chunks = ["Here is what I got:\n"]
+    for name, start, count in parts:
+        lines = SEEDS[name].read_text(encoding="utf-8").splitlines()
+        at = start % max(len(lines), 1)
+        chunks.append("\n".join(lines[at:at + count]) + "\n\nand then\n")
+    text = "".join(chunks)
+    for rendering in renderings:
+        text = RENDERINGS[rendering](text)
+    only_parse_errors(store, tmp_path / "paste.txt", mutate(text.encode(), edits) if edits else text.encode())

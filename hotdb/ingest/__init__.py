@@ -14,8 +14,11 @@ from hotdb.ingest.base import Ingestor, Source
 from hotdb.ingest.debug_dump import DebugDump
 from hotdb.ingest.debug_log import DebugLog
 from hotdb.ingest.debug_table import DebugTable
+from hotdb.ingest.fallback import AnsorFallback
 from hotdb.ingest.graph_json import GraphJson
+from hotdb.ingest.kernel_table import KernelTable
 from hotdb.ingest.ms_database import MsDatabase
+from hotdb.ingest.ms_tuning_log import MsTuningLog
 from hotdb.ingest.profile_report import ProfileReport
 from hotdb.ingest.relax import RelaxScript
 from hotdb.ingest.relay import RelayText
@@ -24,14 +27,17 @@ from hotdb.ingest.vm_stat import VmStat
 REGISTRY: list[Ingestor] = [
     DebugDump(),
     MsDatabase(),
+    MsTuningLog(),  # before the text tables: its table has a Name and a Latency (us) column
     DebugTable(),
     ProfileReport(),
     VmStat(),
     DebugLog(),
+    KernelTable(),
     GraphJson(),
     AutotvmTasks(),
     AnsorLog(),
     AnsorTasks(),
+    AnsorFallback(),
     RelayText(),
     RelaxScript(),
 ]

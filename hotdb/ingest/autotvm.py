@@ -16,7 +16,14 @@ Lenient listings, as people print tasks from their own scripts and logs, are rea
          Output previous layer :  ('TENSOR', (1, 4096), 'float32')
          Input current layer   :  ('TENSOR', (1000, 4096), 'float32')
     Config for target=llvm ..., workload=('dense_nopack.x86', ('TENSOR', ...), ...) is missing ...
+    Cannot find config for target=cuda, workload=('conv2d', (1, 3, 416, 416, 'float32'), ...). A fallback ...
     [Task  1/12]  Current/Best: ...                   (progress: no task identity, counted)
+
+AutoTVM's fallback warnings name the target and the whole workload: each is a task of that
+target. Before TVM 0.7 the workload tuple is that of a v0.1 log (`'conv2d'`, tensors as
+`(dims..., dtype)`) and is read the same way. A web page may run several warnings into one
+paragraph and print typographic quotes (‘conv2d’): every workload of a line is read, and
+the quotes are made plain first.
 
 A task printed with its tensors only keeps its logical data and weight shapes; its
 workload (strides, padding) then comes from the model's IR call with those operands.
@@ -50,6 +57,14 @@ _TENSOR = re.compile(r"\('TENSOR',\s*\(([\d,\s]*)\),\s*'(\w+)'\)")
 _KERNEL_HEADER = re.compile(r"^\s*\[(?:Kernel|Task)\s*\d+\s*/\s*\d+\]\s+([a-z][\w]*\.[\w]+)\b(?!\s*Current)")
 _PROGRESS = re.compile(r"^\s*\[Task\s*\d+\s*/\s*\d+\]\s+Current/Best")
 _WORKLOAD = re.compile(r"workload=\(")
+# Each workload of a line with the target printed before it, as in 'Cannot find config for
+# target=llvm -device=arm_cpu -target=aarch64-linux-gnu, workload=(...)'; the target may
+# hold commas (-keys=arm_cpu,cpu) but never runs into another warning's workload.
+_WORKLOAD_AT = re.compile(r"(?:(?<![\w-])target=(?P<target>(?:(?!workload).)*?),\s*)?workload=\(")
+# a workload printed after `workload=(`, in straight or typographic quotes
+_WORKLOAD_SNIFF = re.compile(r"workload=\(\s*['\"\u2018\u2019\u201c\u201d]\w")
+# What a web page makes of quotes: the readers see TVM's own
+_PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _HEADING = re.compile(r"^\s*(Extracted \d+ .*tasks?:?|Extract tasks\.*|Tuning\.*|Begin tuning\.*)\s*$", re.I)
 _TUPLES_ONLY = re.compile(r"^\s*\(\s*\d+(\s*,\s*\d+){3,}\s*\)\s*$")
 
@@ -64,6 +79,8 @@ class AutotvmTasks:
         head = source.head
         if _REPR.search(head) or _LISTED.search(head) or re.search(_KERNEL_HEADER.pattern, head, re.M):
             return True
+        if _WORKLOAD_SNIFF.search(head):
+            return True  # fallback warnings: each names a whole task
         if re.search(r"^\s*Extracted \d+ .*tasks?:?\s*$", head, re.M | re.I):
             return True  # a task listing, maybe of a form hotdb refuses with a reason
         for line in head.splitlines()[:50]:
@@ -78,7 +95,7 @@ class AutotvmTasks:
         script prints), and runs of AutoTVM JSON log records."""
         def task_line(line: str) -> bool:
             return bool(_REPR.search(line) or _KERNEL_HEADER.match(line) or _PROGRESS.match(line)
-                        or _HEADING.match(line) or _LISTED.search(line)
+                        or _HEADING.match(line) or _LISTED.search(line) or _WORKLOAD_SNIFF.search(line)
                         or (line[:1].isspace() and _TENSOR.search(line) and "TENSOR" in line.split(":")[-1]))
 
         def log_line(line: str) -> bool:
@@ -112,13 +129,15 @@ class AutotvmTasks:
                 log_mode = line.startswith("{")
             if log_mode:
                 self._record(source, parsed, tasks, line_no, raw, line)
-            elif m := _REPR.search(line):
+                continue
+            line = line.translate(_PLAIN_QUOTES)
+            if m := _REPR.search(line):
                 self._repr(source, parsed, tasks, line_no, line, m)
             elif (m := _KERNEL_HEADER.match(line)) and "'TENSOR'" not in line:
                 pending = (line_no, m.group(1), [])
             elif _PROGRESS.match(line):
                 progress.append(line_no)
-            elif (m := _WORKLOAD.search(line)) and self._workload_tuple(source, parsed, tasks, line_no, line, m):
+            elif _WORKLOAD.search(line) and self._workload_tuples(source, parsed, tasks, line_no, line):
                 pass
             elif m := _LISTED.search(line):
                 self._listed(source, parsed, tasks, warnings, line_no, line, m)
@@ -142,7 +161,8 @@ class AutotvmTasks:
                          f"and were skipped (lines {line_ranges(progress)})")
         if other or tuples_only:
             skipped = sorted(other + tuples_only)
-            warnings.add("other", None, f"{len(skipped)} lines are not tasks and were skipped (lines {line_ranges(skipped)})")
+            warnings.add("other", None, (f"1 line is not a task and was skipped (line {skipped[0]})" if len(skipped) == 1 else
+                         f"{len(skipped)} lines are not tasks and were skipped (lines {line_ranges(skipped)})"))
         parsed.warnings = warnings.lines() + parsed.warnings
         return parsed
 
@@ -201,18 +221,25 @@ class AutotvmTasks:
             return
         self._task(source, parsed, tasks, line_no, name, tensors, None, None, tensors_only=True)
 
-    def _workload_tuple(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, line: str, m: re.Match) -> bool:
-        """`workload=('dense_nopack.x86', ('TENSOR', ...), ...)`: the whole task, as TVM prints it in
-        'Config for target=..., workload=(...) is missing' and in Task reprs."""
-        try:
-            text, _ = _balanced(line, m.end() - 1)
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            return False
-        if not (isinstance(value, tuple) and value and isinstance(value[0], str) and "." in value[0]):
-            return False
-        self._task(source, parsed, tasks, line_no, value[0], _lists(value[1:]), None, None)
-        return True
+    def _workload_tuples(self, source: Source, parsed: Parsed, tasks: dict, line_no: int, line: str) -> bool:
+        """Every `workload=(...)` of a line, each a whole task with the target printed before
+        it: 'Cannot find config for target=..., workload=(...)', 'Config for target=...,
+        workload=(...) is missing', several to a line where a page ran them together."""
+        found = False
+        for m in _WORKLOAD_AT.finditer(line):
+            try:
+                text, _ = _balanced(line, m.end() - 1)
+                task = _workload_task(ast.literal_eval(text))
+            except (ValueError, SyntaxError):
+                continue
+            if task is None:
+                continue
+            name, args, canonical_args = task
+            target = (m.group("target") or "").strip()
+            self._task(source, parsed, tasks, line_no, name, args, None, None if target in ("", "None") else target,
+                       canonical_args=canonical_args)
+            found = True
+        return found
 
     def _listed(self, source: Source, parsed: Parsed, tasks: dict, warnings: Warnings, line_no: int, line: str,
                 m: re.Match) -> None:
@@ -273,16 +300,40 @@ class AutotvmTasks:
                                               config_index=config.get("i") if isinstance(config, dict) else None))
 
 
+def _workload_task(value) -> tuple[str, list, list | None] | None:
+    """(task name, args, canonical args) of a printed workload tuple: TVM >= 0.7's
+    `('conv2d_NCHWc.x86', ('TENSOR', (dims), dtype), ...)` as it is, and the older
+    `('conv2d', (dims..., dtype), ...)` of TVM <= 0.6 as a v0.1 log's workload."""
+    if not (isinstance(value, tuple) and value and isinstance(value[0], str)):
+        return None
+    args = _lists(value[1:])
+    if "." in value[0]:
+        return value[0], args, None
+    if any(_flat_tensor(a) for a in args):
+        return value[0], _v01_tensors(args), _v01_workload_args([value[0], *args])
+    return None
+
+
+def _flat_tensor(item) -> bool:
+    """A tensor as workloads of TVM <= 0.6 print it: (dims..., dtype)."""
+    return (isinstance(item, list) and len(item) > 1 and isinstance(item[-1], str)
+            and all(isinstance(d, int) and not isinstance(d, bool) for d in item[:-1]))
+
+
+def _v01_tensors(args: list) -> list:
+    """Flattened tensors [dims..., dtype] as v0.2's ["TENSOR", dims, dtype]."""
+    return [["TENSOR", item[:-1], item[-1]] if _flat_tensor(item) else item for item in args]
+
+
 def _v01_workload_args(workload: list) -> list:
     """A v0.1 workload tuple as v0.2 args: tensors [dims..., dtype] -> ["TENSOR", dims, dtype];
-    dilation 1 inserted after the 2-value padding of convolutions."""
-    args = []
-    for item in workload[1:]:
-        if isinstance(item, list) and item and isinstance(item[-1], str) and all(isinstance(d, int) for d in item[:-1]):
-            args.append(["TENSOR", item[:-1], item[-1]])
-        else:
-            args.append(item)
-    if "conv2d" in str(workload[0]) and len(args) >= 4 and isinstance(args[3], list):
+    dilation 1 inserted after the 2-value padding of convolutions whose workload has none
+    (TVM <= 0.5; 0.6 prints it). A transposed convolution has no dilation: what follows its
+    padding is its output type."""
+    args = _v01_tensors(workload[1:])
+    name = str(workload[0])
+    has_dilation = len(args) > 4 and isinstance(args[4], list) and all(isinstance(d, int) for d in args[4])
+    if "conv2d" in name and "transpose" not in name and len(args) >= 4 and isinstance(args[3], list) and not has_dilation:
         args.insert(4, [1, 1])
     return args
 

@@ -43,6 +43,9 @@ class Source:
     # (data is padded with the newlines before it), its hash is of its own text.
     digest: str | None = None
     part: str | None = None  # "lines 12-40"
+    # Text whose renderings were undone (hotdb/ingest/unrender.py) and lines joined: the
+    # file's line number of each line, for errors and warnings; None: line i is line i.
+    line_origin: tuple[int, ...] | None = None
 
     def member(self, name: str) -> "Source":
         for member_name, data in self.members:
@@ -163,7 +166,13 @@ class Source:
         return chunk.decode("utf-8-sig", errors="ignore")
 
     def error(self, line: int | None, message: str, field: str | None = None) -> ParseError:
-        return ParseError(self.path, line, message, field=field)
+        return ParseError(self.path, line, message, field=field)  # the file's numbering: files._parse
+
+    def file_line(self, line: int | None) -> int | None:
+        """The file's number of the source's 1-based line `line`."""
+        if line is None or self.line_origin is None or not 0 < line <= len(self.line_origin):
+            return line
+        return self.line_origin[line - 1]
 
 
 def _file_sha256(path: Path) -> str:

@@ -5,6 +5,7 @@ in pairs paired. Nothing here touches the database: the loader stores what this 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,35 +26,86 @@ class Item:
 
 def read(paths: list[str | Path], format_name: str | None = None) -> list[Item]:
     """Parse every file first (an ingest writes nothing if one fails)."""
-    from hotdb.ingest import REGISTRY, detect, get, paste
-
     items: list[Item] = []
     for path in expand(paths):
-        source = Source.read(path)
-        pieces = None if format_name else paste.split(source, REGISTRY)
-        if pieces is None:
-            items.append(_parse(source, get(format_name) if format_name else detect(source)))
-            continue
-        blocks, note = pieces
-        for n, block in enumerate(blocks):
-            item = _parse(block.source, block.ingestor)
-            if n == 0 and note:
-                item.parsed.warnings.insert(0, note)
-            items.append(item)
+        source, rendered = _unrendered(Source.read(path))
+        found = _read_source(source, format_name)
+        if rendered:
+            found[0].parsed.warnings.insert(0, rendered)
+        items.extend(found)
     _pair(items)
     return items
+
+
+def _read_source(source: Source, format_name: str | None) -> list[Item]:
+    """One input: a file of one format, or a pasted text cut into its artifacts (also one
+    artifact amid prose that no format recognises whole)."""
+    from hotdb.ingest import REGISTRY, detect, get, paste
+
+    if format_name:
+        return [_parse(source, get(format_name))]
+    pieces = paste.split(source, REGISTRY)
+    if pieces is None:
+        try:
+            ingestor = detect(source)
+        except ParseError:
+            pieces = paste.split(source, REGISTRY, alone=True)
+            if pieces is None:
+                raise
+        else:
+            return [_parse(source, ingestor)]
+    blocks, note = pieces
+    items = [_parse(block.source, block.ingestor) for block in blocks]
+    if note:
+        items[0].parsed.warnings.insert(0, note)
+    return items
+
+
+def _unrendered(source: Source) -> tuple[Source, str | None]:
+    """The text as TVM printed it, when a page, pager or terminal rendered it (unrender.py),
+    and a note saying what was undone; a file that shows no rendering is kept as it is."""
+    from hotdb.ingest import paste, unrender
+
+    if not paste.is_text(source):
+        return source, None
+    try:
+        text, lines = source.text, source.lines
+    except ParseError:
+        return source, None  # not text: detection says so
+    undone = unrender.undo(text, lines)
+    if not undone.changed:
+        return source, None
+    new_text = "\n".join(undone.lines) + "\n"
+    origin = tuple(undone.origin) if undone.origin is not None else None
+    return (Source(source.path, new_text.encode(), digest=hashlib.sha256(new_text.encode()).hexdigest(),
+                   part=source.part, line_origin=origin), undone.note(source.name))
 
 
 def _parse(source: Source, ingestor: Ingestor) -> Item:
     try:
         parsed = ingestor.parse(source)
+    except ParseError as exc:
+        if source.line_origin is not None and exc.line is not None:
+            raise ParseError(exc.path, source.file_line(exc.line), exc.message, field=exc.field) from None
+        raise
     except HotdbError:
         raise
     except Exception as exc:  # a parser bug must not cost the user a traceback (--debug shows it)
         raise ParseError(source.path, None, f"could not be read as {ingestor.name}: {type(exc).__name__}: {exc} "
                                             f"(if the file is valid, this is a hotdb bug)") from exc
-    parsed.warnings = summarise(parsed.warnings)
+    parsed.warnings = summarise([_file_lines(source, warning) for warning in parsed.warnings])
     return Item(source, ingestor.name, parsed)
+
+
+def _file_lines(source: Source, warning: str) -> str:
+    """A warning's `path:line:` in the file's numbering, where lines were joined."""
+    if source.line_origin is None:
+        return warning
+    prefix = f"{source.name}:"
+    if not warning.startswith(prefix):
+        return warning
+    number, sep, rest = warning[len(prefix):].partition(":")
+    return f"{prefix}{source.file_line(int(number))}{sep}{rest}" if number.isdigit() and sep else warning
 
 
 def _pair(items: list[Item]) -> None:

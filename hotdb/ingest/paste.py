@@ -16,6 +16,7 @@ its own are one source.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 
 from hotdb.ingest.base import Ingestor, Source
@@ -31,13 +32,20 @@ class Block:
     ingestor: Ingestor
 
 
-def split(source: Source, registry: list[Ingestor]) -> tuple[list[Block], str | None] | None:
-    """The blocks of a text holding several artifacts, and a note on the lines between
-    them; None when the source is one artifact (or no text at all)."""
+def is_text(source: Source) -> bool:
+    """A text that may be a paste: not a folder, not streamed, not JSON (a report, a graph,
+    a log of records is a file of its own), not larger than a paste."""
     if source.members or source.streamed_size is not None or len(source.data) > MAX_PASTE_BYTES:
+        return False
+    return not re.match(r'\s*(\{|\[\s*[\[{"\d-])', source.head)
+
+
+def split(source: Source, registry: list[Ingestor], *, alone: bool = False) -> tuple[list[Block], str | None] | None:
+    """The blocks of a text holding several artifacts, and a note on the lines between
+    them; None when the source is one artifact (or no text at all). With `alone`, also the
+    block of a text that holds one artifact amid prose (which no format recognised whole)."""
+    if not is_text(source):
         return None
-    if source.head.lstrip().startswith(("{", "[")):
-        return None  # JSON (a report, a graph, a log of records) is a file of its own
     try:
         lines = source.lines
     except Exception:  # not text: detection says so
@@ -60,18 +68,19 @@ def split(source: Source, registry: list[Ingestor]) -> tuple[list[Block], str | 
         else:
             merged.append([start, end, ingestor])
     profiles = sum(1 for _, _, ingestor in merged if ingestor.role == "profile")
-    if len({ingestor.name for _, _, ingestor in merged}) < 2 and profiles < 2:
+    if not merged or (len({ingestor.name for _, _, ingestor in merged}) < 2 and profiles < 2 and not alone):
         return None
     blocks = []
     for start, end, ingestor in merged:
         text = "\n".join(lines[start:end]) + "\n"
         blocks.append(Block(Source(source.path, ("\n" * start + text).encode(), digest=hashlib.sha256(text.encode()).hexdigest(),
-                                   part=f"lines {start + 1}-{end}"), ingestor))
+                                   part=f"lines {source.file_line(start + 1)}-{source.file_line(end)}",
+                                   line_origin=source.line_origin), ingestor))
     covered = {i for start, end, _ in merged for i in range(start, end)}
-    outside = [i + 1 for i, line in enumerate(lines) if line.strip() and i not in covered]
+    outside = [source.file_line(i + 1) for i, line in enumerate(lines) if line.strip() and i not in covered]
     note = None
     if outside:
-        note = (f"{source.name}: {len(blocks)} artifacts found; {len(outside)} "
-                f"{'line' if len(outside) == 1 else 'lines'} between them {'is' if len(outside) == 1 else 'are'} "
-                f"not part of any and {'was' if len(outside) == 1 else 'were'} skipped (lines {line_ranges(outside)})")
+        note = (f"{source.name}: {len(blocks)} {'artifact' if len(blocks) == 1 else 'artifacts'} found; {len(outside)} "
+                f"{'line' if len(outside) == 1 else 'lines'} {'around it' if len(blocks) == 1 else 'between them'} "
+                f"{'is' if len(outside) == 1 else 'are'} not part of any and {'was' if len(outside) == 1 else 'were'} skipped (lines {line_ranges(outside)})")
     return blocks, note

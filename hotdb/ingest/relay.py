@@ -14,7 +14,11 @@ What people print and paste is read as well as what `astext()` writes:
 * no annotations at all: result types are inferred from the typed inputs and the
   attributes (hotdb/workload/type_relations.py), so that convolutions get workloads;
 * prose around the IR, glued after a `;`, a `v0.0.4` header after a sentence, and two
-  modules pasted one after the other (the last one is kept, with a warning).
+  modules pasted one after the other (the last complete one is kept, with a warning);
+* statements pasted without their function (`%12 = nn.conv2d(...) /* ty=... */;` lines
+  alone): read as the body of `main`;
+* IR as a page renders it: a function glued to the sentence before it, statements joined
+  on one line, a last statement cut off where the paste ends (skipped, with a warning).
 
 Fused Relay (`%3 = fn (..., Primitive=1) {...}` then `%4 = %3(%x, %w)`): the ops in a
 closure have it as their function (`main/%3`) and the call names it as `primfunc`. Calls
@@ -48,6 +52,13 @@ _FREE_VAR = re.compile(r"^free_var\s+(%[\w.:]+)\s*:")
 _STATEMENT_START = re.compile(r"^(let\s+%|%|@|\(|meta\[|[A-Za-z_][\w.]*\()")
 _HEADER = re.compile(r'^(#\[version = "[\d.]+"\]|v0\.0\.\d+)$')
 _META_NOTE = re.compile(r"^//|^/\*.*\*/$")
+# A statement pasted without its function. TorchScript (`%x : Float(...) = aten::conv(...)`)
+# and MLIR (`%0 = tensor.empty() : ...`, no `;`) look alike: a Relay line ends with `;`.
+_HEADLESS = re.compile(r"^(?:let\s+)?%[\w.]+(?::\d+)?(?:\s*:[^=;]+)?\s*=\s*(?:[A-Za-z_][\w.]*\(|%[\w.]+\s*;|\(|meta\[)")
+# Code a page glued to the sentence before it: a function header or a bound op call.
+_GLUED = re.compile(r"(?:\bdef\s+@[\w.]+\s*\(\s*%|\bfn\s*\(\s*%|%\d+\s*=\s*[A-Za-z_][\w.]*\(%)")
+# What may follow a `;` or a brace on the same line and still be Relay.
+_MORE = re.compile(r"^(?:}|%|let\s+%|def\s+@|fn\s*\(|free_var\s|//|[A-Za-z_][\w.]*\((?:%|meta\[))")
 # A statement may span lines (a long tuple type); a line this far from its start is not
 # part of it, and the statement is reported broken where it began.
 _MAX_STATEMENT_LINES = 400
@@ -60,45 +71,40 @@ class RelayText:
     role = "ir"
     reads = ("Relay IR text (mod.astext(), print(mod['main']), print(func)): typed or untyped, "
              "plain or fused, pasted with prose around it")
-    detects = "a 'def @name(%...' or top-level 'fn (%...' line, or the '#[version = \"0.0.5\"]' header, with Relay statements"
+    detects = ("a 'def @name(%...' (also after a sentence) or top-level 'fn (%...' line, or the "
+               "'#[version = \"0.0.5\"]' header, with Relay statements; or lines of '%N = op(...);' statements alone")
 
     def sniff(self, source: Source) -> bool:
         head = source.head
-        if re.search(r"^\s*def @\w+\s*\(\s*%", head, re.M):
+        if re.search(r"(?:^|[^\w@])def @\w+\s*\(\s*%", head, re.M):  # also glued to a sentence
             return True
         if re.search(r"^\s*fn\s*\(\s*%[\w.:]+", head, re.M) and re.search(r"^\s*(%\d+ = )?[a-z_][\w.]*\(%", head, re.M):
             return True
-        return bool(re.search(r'^\s*#\[version = "0\.0\.\d"\]', head, re.M)) and "%" in head
+        if re.search(r'^\s*#\[version = "0\.0\.\d"\]', head, re.M) and "%" in head:
+            return True
+        # statements pasted without their function
+        return sum(1 for line in head.splitlines() if _HEADLESS.match(line.strip()) and line.rstrip().endswith(";")) >= 2
 
     def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
         """Each module: from its header or first definition to the '}' that closes its last
-        definition (definitions that follow each other, `type` ones included, are one module)."""
-        out, i = [], 0
+        definition (definitions that follow each other, `type` ones included, are one module);
+        a function glued to a sentence from that line; statements pasted without their
+        function as one run, in a text that holds no whole module (beside one, they quote it)."""
+        modules, runs, i = [], [], 0
         while i < len(lines):
-            if not _starts_module(lines[i].strip()):
+            text = lines[i].strip()
+            end = None
+            if _starts_module(text) or re.search(r"\bdef\s+@[\w.]+\s*\(\s*%|\bfn\s*\(\s*%", text):
+                end = _module_end(lines, i)
+                modules.append((i, end))
+            elif _HEADLESS.match(text) or _GLUED.search(text):
+                end = _headless_end(lines, i)
+                runs.append((i, end))
+            if end is None:
                 i += 1
                 continue
-            start, depth, opened, j = i, 0, False, i
-            while j < len(lines):
-                text = lines[j].strip()
-                depth += bracket_depth(text, "{", "}")
-                opened = opened or depth > 0
-                j += 1
-                if opened and depth <= 0:
-                    k = j
-                    while k < len(lines) and (not lines[k].strip() or lines[k].strip().startswith("// meta")):
-                        k += 1
-                        if lines[k - 1].strip():
-                            j = k  # the note on omitted metadata belongs to the module
-                    if k < len(lines) and _starts_module(lines[k].strip()):
-                        j, opened = k, False
-                        continue
-                    break
-                if not opened and j - start > _MAX_STATEMENT_LINES:
-                    break
-            out.append((start, j))
-            i = j
-        return out
+            i = end
+        return modules or [run for run in runs if run[1] is not None]
 
     def parse(self, source: Source) -> Parsed:
         return _RelayParser(source).run()
@@ -107,6 +113,58 @@ class RelayText:
 def _starts_module(text: str) -> bool:
     return bool(_DEF.match(text) or re.match(r"^fn\s*\(\s*%", text) or _HEADER.match(text)
                 or (_TYPE_DEF.match(text) and text.endswith("{")))
+
+
+def _module_end(lines: list[str], start: int) -> int:
+    """One past the '}' that closes the last of the definitions that begin at `start`."""
+    depth, opened, j = 0, False, start
+    while j < len(lines):
+        depth += bracket_depth(lines[j].strip(), "{", "}")
+        opened = opened or depth > 0
+        j += 1
+        if opened and depth <= 0:
+            k = j
+            while k < len(lines) and (not lines[k].strip() or lines[k].strip().startswith("// meta")):
+                k += 1
+                if lines[k - 1].strip():
+                    j = k  # the note on omitted metadata belongs to the module
+            if k < len(lines) and _starts_module(lines[k].strip()):
+                j, opened = k, False
+                continue
+            break
+        if not opened and j - start > _MAX_STATEMENT_LINES:
+            break
+    return j
+
+
+_RESULT_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\((?:%|meta\[)|%[\w.]+\s*(?:/\*.*)?$|\(%)")
+
+
+def _headless_end(lines: list[str], start: int) -> int | None:
+    """One past the last line of a run of statements printed without their function (the
+    function's result and its '}' included); None when no line of it ends a statement."""
+    j, depth, ended, end = start, 0, False, None
+    while j < len(lines):
+        text = lines[j].strip()
+        if depth > 0:  # a statement printed over several lines
+            depth += bracket_depth(text)
+        elif not text:
+            k = next((k for k in range(j, len(lines)) if lines[k].strip()), len(lines))
+            if k == len(lines) or not _HEADLESS.match(lines[k].strip()):
+                break
+            j = k
+            continue
+        elif text.startswith("}"):
+            end = j + 1
+            break
+        elif j == start or _HEADLESS.match(text) or _RESULT_LINE.match(text):
+            depth = bracket_depth(text)
+        else:
+            break
+        ended = ended or (depth <= 0 and text.endswith(";"))
+        j += 1
+        end = j
+    return end if ended else None
 
 
 @dataclass
@@ -120,6 +178,7 @@ class _Block:
     var: str | None = None  # the variable a closure or `if` binds
     returns: list[TensorType] | None = None
     last: list[TensorType] | None = None  # type of the block's last expression
+    headless: bool = False  # statements pasted without their function: no '{' was read
 
 
 @dataclass
@@ -127,6 +186,8 @@ class _Module:
     first_line: int
     calls: list[IrCallRow] = field(default_factory=list)
     functions: set[str] = field(default_factory=set)
+    complete: bool = False  # every function it opened was closed
+    headless: bool = False
 
 
 class _RelayParser:
@@ -141,24 +202,27 @@ class _RelayParser:
         self.outside: list[int] = []  # lines that are not Relay (prose around the IR)
         self.untyped = 0  # op calls printed without a type annotation
         self.inferred = 0  # ... whose result type hotdb inferred
+        self.indent = 0  # columns before the current statement's first line
+        self.piece = ""  # the part of the line being read
 
     def run(self) -> Parsed:
-        for line_no, text in _statements(self.source.lines):
-            self.line_no = line_no
+        statements = list(_statements(self.source.lines))
+        for n, (line_no, indent, text) in enumerate(statements):
+            self.line_no, self.indent = line_no, indent
             try:
                 self._line(text)
             except ExprError as exc:
+                if n == len(statements) - 1 and bracket_depth(text) > 0 and any(m.calls for m in self.modules):
+                    # the paste ends inside a statement: what came before is whole
+                    self.warnings.add("cut", line_no, f"the last statement is cut off where the text ends, skipped: "
+                                      f"{self.piece[:40]!r}")
+                    break
                 raise self.source.error(line_no, f"{exc} (column {exc.column + 1})") from None
-        if self.blocks and self.blocks[-1].kind != "type":
+        if self.blocks and self.blocks[-1].kind != "type" and not self.blocks[0].headless:
             self.warnings.add("unclosed", None, f"function {self.blocks[0].name} is not closed with '}}': the IR may be truncated")
         if not self.modules or not any(m.calls for m in self.modules):
             raise self.source.error(None, "no Relay calls found: expected lines like '%0 = nn.conv2d(%data, %w, ...) /* ty=Tensor[...] */;'")
-        kept = self.modules[-1] if self.modules[-1].calls else next(m for m in reversed(self.modules) if m.calls)
-        dropped = [m for m in self.modules if m is not kept and m.calls]
-        if dropped:
-            lines = ", ".join(f"line {m.first_line}" for m in dropped)
-            self.warnings.add("modules", None, f"{len(self.modules)} modules are printed one after the other; the last one "
-                              f"(line {kept.first_line}) is read, the earlier ones ({lines}) are skipped")
+        kept = self._kept()
         for index, call in enumerate(kept.calls):
             call.call_index = index
             if call.primfunc in self.external and call.compiler is None:  # defined after its callers
@@ -169,6 +233,23 @@ class _RelayParser:
         self._summarise(kept)
         self.parsed.warnings = self.warnings.lines()
         return self.parsed
+
+    def _kept(self) -> _Module:
+        """The module read: the last complete one (a page or a paste cuts the last one short
+        more often than the first), else the last with calls; the others are said."""
+        with_calls = [m for m in self.modules if m.calls]
+        complete = [m for m in with_calls if m.complete]
+        kept = (complete or with_calls)[-1]
+        dropped = [m for m in with_calls if m is not kept]
+        if dropped:
+            lines = ", ".join(f"line {m.first_line}" + ("" if m.complete else " (cut off)") for m in dropped)
+            which = "last" if kept is with_calls[-1] else "last complete"
+            self.warnings.add("modules", None, f"{len(self.modules)} modules are printed one after the other; the {which} one "
+                              f"(line {kept.first_line}) is read, the others ({lines}) are skipped")
+        if kept.headless:
+            self.warnings.add("headless", kept.first_line, "statements without their function ('def @main(...) {'): "
+                              "read as the body of main")
+        return kept
 
     def _summarise(self, kept: _Module) -> None:
         if self.outside:
@@ -188,51 +269,73 @@ class _RelayParser:
 
     # -- lines ----------------------------------------------------------------------------
     def _line(self, text: str) -> None:
+        """A logical line; a page may have put several statements, or a whole function, on it."""
+        while text:
+            self.piece = text.strip()
+            text = self._piece(self.piece)
+
+    def _piece(self, text: str) -> str:
+        """Read the line's first statement, header or brace; return what follows it."""
         if not text or _HEADER.match(text):
-            return
+            return ""
         top = self.blocks[-1] if self.blocks else None
         if top is not None and top.kind == "type":
             if text.startswith("}"):
                 self.blocks.pop()
-            return
+            return ""
+        if top is not None and (_DEF.match(text) or (_TOP_FN.match(text) and (self.indent == 0 or top.headless))):
+            self._cut_short()  # a new module while one is open: the open one was cut off
+            top = None
         if top is None:
-            self._top_level(text)
-            return
+            return self._top_level(text)
         if text.startswith("}"):
-            self._close(text)
-            return
+            return self._close(text)
         if _META_NOTE.match(text):
-            return
+            return ""
         if m := _CLOSURE.match(text):
-            self._open_function(f"{top.name}/{m.group(1)}", text, m.end() - 1, "closure", var=m.group(1))
-            return
+            return self._open_function(f"{top.name}/{m.group(1)}", text, m.end() - 1, "closure", var=m.group(1))
         if m := _IF.match(text):
-            self._open_if(text, m)
-            return
+            return self._open_if(text, m)
         if m := _FREE_VAR.match(text):
             reader = ExprReader(text, m.end())
             top.scope[m.group(1)] = reader.type_()
-            return
+            return ""
         if not _STATEMENT_START.match(text):
             self.outside.append(self.line_no)
-            return
-        self._statement(text)
+            return ""
+        return self._statement(text)
 
-    def _top_level(self, text: str) -> None:
+    def _top_level(self, text: str) -> str:
         if m := _DEF.match(text):
-            self._open_function(m.group(1)[1:], text, m.end() - 1, "function")
-        elif m := _TOP_FN.match(text):
-            self._open_function("main", text, m.end() - 1, "function")
-        elif _TYPE_DEF.match(text) and text.rstrip().endswith("{"):
+            return self._open_function(m.group(1)[1:], text, m.end() - 1, "function")
+        if m := _TOP_FN.match(text):
+            return self._open_function("main", text, m.end() - 1, "function")
+        if _TYPE_DEF.match(text) and text.rstrip().endswith("{"):
             self.blocks.append(_Block("type", "type"))
-        elif _META_NOTE.match(text):
-            return
-        elif text.startswith("}"):
+            return ""
+        if _HEADLESS.match(text):
+            self.modules.append(_Module(self.line_no, headless=True))
+            self.modules[-1].functions.add("main")
+            self.blocks.append(_Block("function", "main", headless=True))
+            return text
+        if (m := _GLUED.search(text)) and m.start() > 0:
+            self.warnings.add("glued", self.line_no, f"text before the IR skipped: {text[:m.start()].strip()[-40:]!r}")
+            return text[m.start():]
+        if _META_NOTE.match(text):
+            return ""
+        if text.startswith("}"):
             self.warnings.add("stray-brace", self.line_no, "'}' outside any function, skipped")
         else:
             self.outside.append(self.line_no)
+        return ""
 
-    def _open_function(self, name: str, text: str, params_at: int, kind: str, var: str | None = None) -> None:
+    def _cut_short(self) -> None:
+        """Close every open block: the module they belong to ends here, unfinished."""
+        self.blocks.clear()
+        if self.modules:
+            self.modules[-1].complete = False
+
+    def _open_function(self, name: str, text: str, params_at: int, kind: str, var: str | None = None) -> str:
         reader = ExprReader(text, params_at)
         reader.expect("(")
         scope: dict[str, list[TensorType] | None] = {}
@@ -264,15 +367,17 @@ class _RelayParser:
             returns = reader.type_()
         reader.expect("{", "'{' opening the function body")
         if kind == "function":
-            if not self.modules or name in self.modules[-1].functions:
+            if not self.modules or name in self.modules[-1].functions or self.modules[-1].headless:
                 self.modules.append(_Module(self.line_no))  # `main` again: a second module was pasted
             self.modules[-1].functions.add(name)
+            self.modules[-1].complete = False
             self.global_types[name] = returns
         self.blocks.append(_Block(kind, name, scope, compiler, var, returns))
         if compiler is not None:
             self.external[name] = compiler
+        return reader.text[reader.pos:]
 
-    def _open_if(self, text: str, m: re.Match) -> None:
+    def _open_if(self, text: str, m: re.Match) -> str:
         reader = ExprReader(text, m.end() - 1)
         reader.expect("(")
         condition = reader.expr()
@@ -282,8 +387,9 @@ class _RelayParser:
         for call in _calls_post_order(condition):
             self._call(call, None)
         self.blocks.append(_Block("if", top.name, {}, top.compiler, m.group(1)))
+        return reader.text[reader.pos:]
 
-    def _close(self, text: str) -> None:
+    def _close(self, text: str) -> str:
         block = self.blocks.pop()
         reader = ExprReader(text, 1)
         reader.type_annotations()
@@ -291,21 +397,22 @@ class _RelayParser:
             reader.expect("else")
             reader.expect("{", "'{' opening the else branch")
             self.blocks.append(_Block("else", block.name, {}, block.compiler, block.var, last=block.last))
-            return
+            return reader.text[reader.pos:]
         if reader.peek(";"):
             reader.expect(";")
-        if not reader.at_end():
-            self.warnings.add("glued", self.line_no, f"text after '}}' skipped: {reader.text[reader.pos:].strip()[:40]!r}")
         result = block.returns or block.last
         if block.kind == "function":
             if self.global_types.get(block.name) is None:
                 self.global_types[block.name] = result
+            if not self.blocks and self.modules:
+                self.modules[-1].complete = not block.headless
         elif block.var is not None and self.blocks:
             # a closure's variable stands for the closure; an if's for its value
             self.blocks[-1].scope[block.var] = ("fn", result) if block.kind == "closure" else result
             self.blocks[-1].last = None
+        return self._rest(reader, "text after '}' skipped")
 
-    def _statement(self, text: str) -> None:
+    def _statement(self, text: str) -> str:
         reader = ExprReader(text)
         var = None
         if m := _BIND.match(text):
@@ -313,15 +420,22 @@ class _RelayParser:
         expr = reader.expr()
         if reader.peek(";"):
             reader.expect(";")
-        if not reader.at_end():
-            self.warnings.add("glued", self.line_no,
-                              f"text after the statement skipped: {reader.text[reader.pos:].strip()[:40]!r}")
         for call in _calls_post_order(expr):
             self._call(call, var if call is expr else None)
         ty = self._type_of(expr)
         if var is not None:
             self.blocks[-1].scope[var] = ty
         self.blocks[-1].last = ty
+        return self._rest(reader, "text after the statement skipped")
+
+    def _rest(self, reader: ExprReader, skipped: str) -> str:
+        """What follows on the line: more Relay (a page joined the lines), or prose glued
+        to the code, which is said and skipped."""
+        rest = reader.text[reader.pos:].strip()
+        if rest and not _MORE.match(rest):
+            self.warnings.add("glued", self.line_no, f"{skipped}: {rest[:40]!r}")
+            return ""
+        return rest
 
     # -- types ----------------------------------------------------------------------------
     def _lookup(self, name: str):
@@ -416,32 +530,32 @@ class _RelayParser:
 
 
 def _statements(lines: list[str]):
-    """(first line number, text) of each logical line: lines joined while a bracket is
-    open, so that a statement or signature printed over several lines is one."""
+    """(first line number, its indentation, text) of each logical line: lines joined while
+    a bracket is open, so that a statement or signature printed over several lines is one."""
     buffer: list[str] = []
-    start, depth = 0, 0
+    start, indent, depth = 0, 0, 0
     for line_no, line in enumerate(lines, start=1):
         text = line.strip()
         if not buffer:
             if not text:
                 continue
-            start = line_no
-            depth = 0
+            start, indent, depth = line_no, len(line) - len(line.lstrip()), 0
         elif re.match(r"^(%[\w.:]+\s*=|def\s|}|fn\s*\()", text) or line_no - start >= _MAX_STATEMENT_LINES:
-            yield start, " ".join(buffer)  # a new statement: the open one is broken (reported where it began)
-            buffer, start, depth = [], line_no, 0
+            yield start, indent, " ".join(buffer)  # a new statement: the open one is broken (reported where it began)
+            buffer, start, indent, depth = [], line_no, len(line) - len(line.lstrip()), 0
         buffer.append(text)
         depth += bracket_depth(text)
         if depth <= 0 or not _opens_statement(buffer[0]):
-            yield start, " ".join(buffer)
+            yield start, indent, " ".join(buffer)
             buffer = []
     if buffer:
-        yield start, " ".join(buffer)
+        yield start, indent, " ".join(buffer)
 
 
 def _opens_statement(text: str) -> bool:
-    """Only Relay joins lines: a sentence with an open parenthesis stays one line."""
-    return bool(re.match(r"^(def\s|fn\s*[(\[]|%|@|let\s|type\s|[A-Za-z_][\w.]*\(|\()", text))
+    """Only Relay joins lines: a sentence with an open parenthesis stays one line, unless
+    a function or statement is glued to its end."""
+    return bool(re.match(r"^(def\s|fn\s*[(\[]|%|@|let\s|type\s|[A-Za-z_][\w.]*\(|\()", text) or _GLUED.search(text))
 
 
 def _calls_post_order(e: Expr):

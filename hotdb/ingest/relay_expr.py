@@ -37,15 +37,19 @@ _GLOBAL = re.compile(r"@[\w.]+")
 _NUMBER = re.compile(r"-?(\d+\.\d*|\.\d+|\d+)(e[+-]?\d+)?(f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64|h|b)?(?![\w.])")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _META = re.compile(r"(?:meta|metadata)\[\"?[\w.]+\"?\]\[\d+\]")
+_ARITH = re.compile(r"\*\*|//|[+*/%]|-(?!>)")  # in TVMScript shapes
 _DTYPE = re.compile(r"(u?int|float|bfloat|bool|handle|e4m3_float|e5m2_float)\d*(x\d+)?")
 
 
 class ExprReader:
-    def __init__(self, text: str, pos: int = 0, keep_call_attrs: bool = False):
+    def __init__(self, text: str, pos: int = 0, keep_call_attrs: bool = False, subscripts: bool = False):
         self.text = text
         self.pos = pos
         # Relax attributes may be calls (out_ty=R.Tensor(...)): keep them as Expr then.
         self.keep_call_attrs = keep_call_attrs
+        # TVMScript of 2022 wrote types as subscripts (Tensor[(1, 3), "float32"], T.Buffer[...]):
+        # read `Name[a, b]` as a call of Name then.
+        self.subscripts = subscripts
 
     # -- low level --------------------------------------------------------------------
     def skip_ws(self) -> None:
@@ -195,6 +199,9 @@ class ExprReader:
             else:
                 break
         e.ty = self.type_annotations()
+        if self.subscripts and self.match(_ARITH) is not None:
+            self.expr()  # a dimension computed from symbols (`n * 4`): known when the program runs
+            return Expr("literal", value=None)
         return e
 
     def _primary(self) -> Expr:
@@ -230,6 +237,15 @@ class ExprReader:
             if self.peek("("):
                 args, attrs = self.arguments()
                 return Expr("call", name=ident, args=args, attrs=attrs, value="op")
+            if self.subscripts and self.peek("["):
+                self.expect("[")
+                items = []
+                while not self.peek("]"):
+                    items.append(self.expr())
+                    if not self.peek("]"):
+                        self.expect(",", "',' or ']' in a subscript")
+                self.expect("]")
+                return Expr("call", name=ident, args=items, value="subscript")
             return Expr("literal", value=ident)
         raise ExprError(f"unexpected {self.text[self.pos:self.pos + 12]!r}", self.pos)
 

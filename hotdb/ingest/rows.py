@@ -127,6 +127,11 @@ class TaskRow:
     structural_hash: str | None = None
     data_shape_logical: Shape | None = None  # operands, also when the printout gives only them
     weight_shape_logical: Shape | None = None
+    # MetaSchedule's tuning state, where a tuning log says it (ms_tuning_log.py)
+    flop: int | None = None
+    trials: int | None = None
+    best_latency_us: float | None = None
+    terminated: bool | None = None
 
 
 @dataclass(slots=True)

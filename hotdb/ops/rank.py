@@ -34,6 +34,7 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
 
     check_coverage(coverage)
     check_share_of(share_of)
+    asked_by = by
     if all_models:
         if by != "task" or run or model:
             raise UsageError("a ranking over all models ranks tasks over every model's latest run; "
@@ -52,6 +53,9 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
         raise UsageError("a projected ranking ranks tasks by their share of the projected tunable time")
     with database.reader() as store:
         run_id, label = resolve_run(store, run, model)
+        artifacts = query(store, "run_artifacts", {"run_id": run_id}).records()[0]
+        if by == "task" and not artifacts["has_tasks"] and not projected:
+            by = "op"  # a profile alone: its kernel families answer, and the notes say what would add tasks
         params = {"run_id": run_id, "coverage_pct": coverage}
         if by == "task":
             params["basis"] = share_of
@@ -61,6 +65,7 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
                        coverage=coverage, share_of=share_of if by == "task" else "run", projected=projected)
         totals = query(store, "run_facts", {"run_id": run_id}).records()[0]
     result.facts.update(totals)
+    result.facts.update(artifacts, asked_by=asked_by)
     result.facts["reached_pct"] = result.rows[-1][result.columns.index("cumulative_pct")] if result.rows else None
     return result
 

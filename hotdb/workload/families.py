@@ -151,7 +151,8 @@ _OTHER_OPS = [
     "layout_transform", "nn_max_pool2d", "nn_avg_pool2d", "nn_global_avg_pool2d",
     "nn_global_max_pool2d", "nn_adaptive_avg_pool2d", "nn_adaptive_max_pool2d", "nn_softmax",
     "nn_log_softmax", "nn_batch_flatten", "nn_pad", "nn_relu", "nn_bias_add", "nn_batch_norm",
-    "nn_layer_norm", "nn_lrn", "concatenate", "transpose", "reshape", "squeeze", "expand_dims",
+    "nn_layer_norm", "nn_group_norm", "nn_rms_norm", "nn_lrn", "resize2d", "permute_dims", "concatenate",
+    "transpose", "reshape", "squeeze", "expand_dims",
     "strided_slice", "take", "cast", "clip", "add", "subtract", "multiply", "divide", "mean",
     "sum", "max", "where", "image_resize2d", "image_resize", "split", "copy",
 ]
@@ -187,8 +188,10 @@ def parse_kernel_name(symbol: str) -> KernelName:
         if f"_{token}_" in padded or (token.startswith("nn_contrib_") and f"_{token[3:]}_" in padded):
             return KernelName(symbol, name, number, family, variant)
     for token in _OTHER_OPS:
-        if body == token or body.startswith(token + "_"):
-            return KernelName(symbol, name, number, token.removeprefix("nn_"), None)
+        # Relax names legalized PrimFuncs without `nn_`: max_pool2d, adaptive_avg_pool2d1
+        for spelling in dict.fromkeys((token, token.removeprefix("nn_"))):
+            if body == spelling or body.startswith(spelling + "_"):
+                return KernelName(symbol, name, number, token.removeprefix("nn_"), None)
     first = body.split("_", 1)[0] if body else ""
     if not first or first[-1].isdigit():
         first = "unknown"

@@ -1,0 +1,192 @@
+"""`kernel-table`: kernel-time tables that are not in TVM's exact headers, read by their
+columns: MLC-LLM and dlight profiler tables (names run into the next column), and a TVM
+debug table pasted into a shell script behind `# ` (tests/data/kernel-table/SOURCES.md)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import DATA, PASTES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hotdb.errors import ParseError
+from hotdb.ingest import detect, get
+from hotdb.ingest.base import Source
+from hotdb.ingest.kernel_table import KernelTable
+from hotdb.workload import parse_kernel_name
+
+KT = PASTES / "kernel-table"  # real texts: ../shared/real/pastes/kernel-table/ (SOURCES.md here)
+REAL_PASTE_FOLDERS = ("KT",)
+MLC = ["mlc_llm_pr201_redpajama_decode_adreno.txt", "mlc_llm_pr209_redpajama_prefill_adreno.txt"]
+DLIGHT = ["tvm_pr15389_dlight_matmul_encoding.txt", "tvm_pr16338_dlight_rmsnorm_old.txt"]
+DEMO = "philippvk_tvm_microtvm_demo.sh"
+# Rows whose name ran into the time: (name, count, total ms) as the text says them
+GLUED = {
+    "fused_decode6_fused_matmul9_add7_cast8_cast12_add50.9462": ("fused_decode6_fused_matmul9_add7_cast8_cast12_add5", 31, 29.3330),
+    "fused_decode6_fused_matmul9_add7_cast8_cast12_add5_cast71.2040": ("fused_decode6_fused_matmul9_add7_cast8_cast12_add5_cast7", 1, 1.2040),
+    "fused_decode3_fused_NT_matmul4_add7_cast8_cast12_add58.0945": ("fused_decode3_fused_NT_matmul4_add7_cast8_cast12_add5", 31, 250.9300),
+    "fused_decode3_fused_NT_matmul4_add7_cast8_cast12_add5_cast78.0964": ("fused_decode3_fused_NT_matmul4_add7_cast8_cast12_add5_cast7", 1, 8.0964),
+}
+ROW = re.compile(r"^(\S+)\s{2,}(\d+\.\d{4})\s+(\d+)\s+(\d+\.\d{4})\s+(\d+\.\d{2})")
+
+
+def _parse(name: str):
+    return get("kernel-table").parse(Source.read(KT / name))
+
+
+def _expected(name: str) -> list[tuple[str, int, float]]:
+    """(name, calls, total us) of each row, from the text's own cells."""
+    out = []
+    for line in (KT / name).read_text().splitlines():
+        first = line.split(" ")[0]
+        if first in GLUED:
+            kernel, count, total_ms = GLUED[first]
+            out.append((kernel, count, total_ms * 1000))
+        elif m := ROW.match(line):
+            out.append((m.group(1), int(m.group(3)), float(m.group(4)) * 1000))
+    return out
+
+
+@pytest.mark.parametrize("name", MLC + DLIGHT)
+def test_a_row_is_the_time_of_all_its_calls(name):
+    parsed = _parse(name)
+    got = [(n.node_name, n.calls, n.time_us) for n in parsed.nodes]
+    expected = _expected(name)
+    assert [g[:2] for g in got] == [e[:2] for e in expected]
+    assert [g[2] for g in got] == pytest.approx([e[2] for e in expected], rel=1e-12)
+    assert "row time from 'Total time (ms)' (all its calls), calls from 'Count'" in parsed.run.variant
+    for node in parsed.nodes:  # the per-call mean is never the row's time
+        kernel = parse_kernel_name(node.func_name)
+        assert (node.kernel_family, node.func_base, node.func_number) == (kernel.family, kernel.base, kernel.number)
+
+
+def test_long_names_are_split_where_time_times_count_is_the_total():
+    nodes = {n.node_name: n for n in _parse(MLC[0]).nodes + _parse(MLC[1]).nodes}
+    for kernel, count, total_ms in GLUED.values():
+        assert (nodes[kernel].calls, nodes[kernel].time_us) == (count, pytest.approx(total_ms * 1000))
+    # `..._add58.0945` is `..._add5` at 8.0945 ms x 31 = 250.93 ms, not `..._add` at 58.0945 ms
+    assert "fused_decode3_fused_NT_matmul4_add7_cast8_cast12_add" not in nodes
+    assert [n.reported_share_pct for n in _parse(MLC[0]).nodes][:2] == [31.23, 25.90]
+
+
+def test_dlight_shapes_are_the_arguments_output_last_and_memory_columns_are_passed_over():
+    first = _parse(DLIGHT[0]).nodes[0]
+    assert (first.node_name, first.calls, first.time_us, first.reported_share_pct) == \
+           ("fused_NT_matmul3_silu1", 32, pytest.approx(142606.0), 20.15)
+    assert (first.input_shapes, first.out_shape, first.num_inputs) == ([[1, 1001, 4096], [11008, 4096]], [1, 1001, 11008], 2)
+    rms = next(n for n in _parse(DLIGHT[1]).nodes if n.node_name == "rms_norm")
+    assert (rms.calls, rms.time_us, rms.input_shapes, rms.out_shape) == (65, pytest.approx(244.0), [[1, 6, 4096], [4096]], [1, 6, 4096])
+
+
+def test_a_debug_table_behind_shell_comments_is_read_by_the_debug_table_reader():
+    source = Source.read(KT / DEMO)
+    assert detect(source).name == "kernel-table"  # the raw file: no exact reader sees `# Node Name`
+    parsed = get("kernel-table").parse(source)
+    rows = [re.split(r"\s{2,}", line[2:]) for line in (KT / DEMO).read_text().splitlines()
+            if line.startswith("# tvmgen_default_")]
+    assert [(n.node_name, n.func_name, n.time_us, n.out_shape) for n in parsed.nodes] == \
+           [(r[0], r[1], float(r[2]), [int(d) for d in re.findall(r"\d+", r[4])]) for r in rows]
+    assert len(rows) == 20 and [n.line_no for n in parsed.nodes] == list(range(66, 86))  # the file's lines
+    assert parsed.run.reported_total_us == 2454.129 and sum(n.time_us for n in parsed.nodes) == pytest.approx(2454.129, abs=0.01)
+    assert "behind the prefix '# '" in parsed.run.variant and len(parsed.samples) == 20
+    assert not parsed.warnings  # the summaries of means (no name column) are no second table
+
+
+def test_tables_of_means_prose_and_other_formats_are_not_claimed():
+    demo = (KT / DEMO).read_text().splitlines()
+    assert KernelTable().blocks(demo) == [(63, 86)]  # lines 64-86: `# Node Name` to `# Total_time`
+    means = [line for line in demo if "mean (ms)" in line or re.match(r"^#\s+\d", line)]
+    assert len(means) == 12 and KernelTable().blocks(means) == []
+    assert not KernelTable().sniff(Source.read(DATA / "bad/prose.txt"))
+    for path in sorted(p for p in DATA.rglob("*") if p.is_file() and "kernel-table" not in p.parts and "bad" not in p.parts):
+        try:
+            assert detect(Source.read(path)).name != "kernel-table", path
+        except ParseError:
+            pass
+
+
+@pytest.mark.parametrize("name", MLC + DLIGHT + [DEMO])
+def test_ingest_stores_the_rows(cli, name):
+    result = cli("ingest", KT / name, "--model", "m")
+    assert result.code == 0, result.err
+    stored = {r["node"]: (r["calls"], r["time_us"]) for r in cli("top", "--by", "node", "-f", "json").json()}
+    parsed = _parse(name)
+    assert stored == {n.node_name: (n.calls, pytest.approx(n.time_us)) for n in parsed.nodes}
+
+
+def test_two_tables_in_one_paste_are_two_runs(cli, tmp_path):
+    paste = tmp_path / "two.txt"
+    paste.write_text((KT / MLC[0]).read_text() + "```\n\nand the prefill:\n\n" + (KT / MLC[1]).read_text() + "```\n")
+    result = cli("ingest", paste, "--model", "m")
+    assert result.code == 0 and result.err.count("as kernel-table") == 2, result.err
+    runs = cli("sql", "SELECT count(*) AS runs FROM runs", "-f", "json").json()
+    assert runs == [{"runs": 2}]
+    one = get("kernel-table").parse(Source.read(paste))
+    assert len(one.nodes) == 13 and "1 more tables after line 15 were not read" in one.warnings[0]
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("0.3802      64      24.3335", "0.3802      64      nan    ", "bad.txt:4 [Total time (ms)]: expected a finite number >= 0, found 'nan'"),
+    ("0.3802      64      24.3335", "0.3802      6x4     24.3335", "bad.txt:4 [Count]: expected a count (an integer), found '6x4'"),
+])
+def test_bad_cells_name_their_line(tmp_path, old, new, message):
+    path = tmp_path / "bad.txt"
+    path.write_text((KT / MLC[0]).read_text().replace(old, new))
+    with pytest.raises(ParseError) as error:
+        get("kernel-table").parse(Source.read(path))
+    assert message in str(error.value)
+
+
+# Short names, and names of 48-66 characters that run into the time in MLC's layout, most
+# of them ending in a digit (where the split is ambiguous: `..._add5` + `0.9462`).
+NAMES = st.one_of(st.from_regex(r"[a-z][a-z0-9_]{0,24}", fullmatch=True),
+                  st.from_regex(r"[a-z][a-z0-9_]{46,64}[0-9]", fullmatch=True),
+                  st.from_regex(r"[a-z][a-z0-9_]{47,65}", fullmatch=True)).filter(lambda s: s not in ("total", "sum", "total_time"))
+UNITS = st.sampled_from([("us", 1.0), ("ms", 1e3), ("s", 1e6)])
+
+
+@st.composite
+def tables(draw):
+    """A table as MLC prints it (columns padded to 50/12/8/18, long names run on) or aligned
+    to its widest cell, left or right; with or without count, total and percent columns."""
+    unit, scale = draw(UNITS)
+    mlc = draw(st.booleans())
+    has_count, has_total = (True, True) if mlc else (draw(st.booleans()), draw(st.booleans()))
+    rows = draw(st.lists(st.tuples(NAMES, st.integers(0, 10**7), st.integers(1, 500)), min_size=1, max_size=8))
+    header = [draw(st.sampled_from(["Name", "Kernel", "Op Name", "Function"])),
+              draw(st.sampled_from([f"Time ({unit})", f"Time({unit})", f"Mean ({unit})", f"Avg.({unit})"]))]
+    header += ["Count"] * has_count + [draw(st.sampled_from([f"Total time ({unit})", f"WxTime({unit})"]))] * has_total
+    header += ["Percentage (%)"] * draw(st.booleans())
+    cells, expected = [], []
+    for name, ticks, count in rows:
+        per = ticks / 10**4
+        total = f"{per * count:.4f}"
+        row = [name, f"{per:.4f}"] + [str(count)] * has_count + [total] * has_total + ["12.50"] * (len(header) > 2 + has_count + has_total)
+        cells.append(row)
+        time_us = float(total) * scale if has_total else float(f"{per:.4f}") * (count if has_count else 1) * scale
+        expected.append((name, count if has_count else 1, time_us))
+    prefix = draw(st.sampled_from(["", "# ", "// ", "> "]))
+    if mlc:
+        lines = ["".join(c.ljust(w) for c, w in zip(row, [50, 12, 8, 18, 0])).rstrip() for row in [header] + cells]
+    else:
+        widths = [max(len(r[i]) for r in [header] + cells) + 2 for i in range(len(header))]
+        right = draw(st.booleans())
+        lines = ["".join(c.ljust(w) if i == 0 or not right else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+                 for row in [header] + cells]
+    text = "\n".join(prefix + line for line in lines) + "\n"
+    return text, expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(tables())
+def test_generated_tables_read_back_to_their_names_calls_and_totals(tmp_path_factory, table):
+    text, expected = table
+    path = tmp_path_factory.mktemp("kt") / "table.txt"
+    path.write_text(text)
+    source = Source.read(path)
+    assert KernelTable().sniff(source)
+    parsed = get("kernel-table").parse(source)
+    assert [(n.node_name, n.calls) for n in parsed.nodes] == [e[:2] for e in expected]
+    assert [n.time_us for n in parsed.nodes] == pytest.approx([e[2] for e in expected], rel=1e-9, abs=1e-6)
