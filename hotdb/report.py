@@ -61,10 +61,11 @@ def _svg(figure) -> str:
 
 def coverage_cut(rows: list[dict], coverage: float = COVERAGE_PCT) -> tuple[int, float]:
     """(tasks, share they reach): the fewest rows reaching `coverage`, or all of them."""
-    for i, row in enumerate(rows):
-        if row["cumulative_pct"] >= coverage:
-            return i + 1, row["cumulative_pct"]
-    return len(rows), rows[-1]["cumulative_pct"] if rows else 0.0
+    shares = [row["cumulative_pct"] or 0.0 for row in rows]  # NULL: a run whose every time is zero
+    for i, share in enumerate(shares):
+        if share >= coverage:
+            return i + 1, share
+    return len(rows), shares[-1] if rows else 0.0
 
 
 def _pareto(data: ReportData) -> str:
@@ -72,11 +73,11 @@ def _pareto(data: ReportData) -> str:
 
     plt = _plt()
     rows = data.top.records()
-    cumulative = [0.0] + [r["cumulative_pct"] for r in rows]
+    cumulative = [0.0] + [r["cumulative_pct"] or 0.0 for r in rows]
     cut, reached = coverage_cut(rows)
     of = "tunable kernel time" if data.top.facts.get("share_of") == "tunable" else "run time"
     figure, axis = plt.subplots(figsize=(7, 3.6))
-    axis.bar(range(1, len(rows) + 1), [r["share_pct"] for r in rows], color="#9db4d0", label=f"share of {of}")
+    axis.bar(range(1, len(rows) + 1), [r["share_pct"] or 0.0 for r in rows], color="#9db4d0", label=f"share of {of}")
     axis.plot(range(len(cumulative)), cumulative, marker="o", color="#1f4e89", label="cumulative share")
     axis.axhline(COVERAGE_PCT, color="#888", linestyle=":", linewidth=1)
     kind = "tasks" if data.top.facts["by"] == "task" else "op families"

@@ -35,8 +35,19 @@
 -- @column candidate_keys the candidate workloads
 -- @column reason         for unmatched and ambiguous kernels, why
 CREATE OR REPLACE VIEW kernel_matches_live AS
-WITH k AS (
-    SELECT k.*, (k.kernel_family IN (SELECT kernel_family FROM family_compat)) AS tunable
+-- Tunable as the run's tuner sees it: AutoTVM and auto_scheduler tune the op families of
+-- family_compat; MetaSchedule makes a task of every PrimFunc a Relax IR calls (pooling,
+-- softmax, norms too), except reshapes, which the VM lowers to views that no kernel runs.
+WITH relax_kernels AS (
+    SELECT DISTINCT ri.run_id, kernel_symbol(c.primfunc) AS symbol
+    FROM _run_ir AS ri JOIN ir_calls AS c USING (source_id)
+    WHERE c.primfunc IS NOT NULL
+),
+k AS (
+    SELECT k.*, (k.kernel_family IN (SELECT kernel_family FROM family_compat)
+                 OR (k.kernel_family IS DISTINCT FROM 'reshape' AND EXISTS (
+                     SELECT 1 FROM relax_kernels AS p
+                     WHERE p.run_id = k.run_id AND p.symbol = kernel_symbol(k.func_name)))) AS tunable
     FROM run_kernels AS k
 ),
 cand AS (

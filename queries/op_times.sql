@@ -4,7 +4,9 @@
 -- @column run_id               the run
 -- @column rank                 1 = most time
 -- @column kernel_family        anchor op family
--- @column tunable              whether a tuner can tune this family
+-- @column tunable              whether the run's tuner can tune kernels of this family (a
+--                              node_matches.time_class of 'tunable'; a Relax build's every
+--                              PrimFunc but reshapes, an AutoTVM build's family_compat families)
 -- @column time_us              time per inference, in microseconds
 -- @column calls                kernel calls per inference
 -- @column kernels              distinct kernels of the family
@@ -15,7 +17,7 @@
 CREATE OR REPLACE VIEW op_times AS
 WITH per_op AS (
     SELECT m.run_id, m.kernel_family,
-           m.kernel_family IN (SELECT kernel_family FROM family_compat) AS tunable,
+           bool_or(m.time_class = 'tunable') AS tunable,
            sum(m.time_us) AS time_us, sum(m.calls) AS calls, count(DISTINCT m.func_name) AS kernels,
            100.0 * coalesce(sum(m.time_us) FILTER (m.workload_key IS NOT NULL), 0) / nullif(sum(m.time_us), 0) AS matched_pct
     FROM node_matches AS m

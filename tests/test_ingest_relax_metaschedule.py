@@ -68,6 +68,11 @@ def test_relax_profile_matches_metaschedule_tasks_by_argument_shapes(cli, tmp_pa
     assert other["method"] == "workload" and other["task_name"] is None  # in the IR, not in the database
     assert matches["vm.builtin.check_tensor_info"]["reason"] == "not tunable: vm_builtin"
     assert matches["reshape"]["method"] == "unmatched"
+    # tunable as MetaSchedule sees it: every PrimFunc the Relax IR calls is a task, reshapes aside
+    assert matches["reshape"]["reason"] == "not tunable: reshape"
+    assert "transpose" in matches and not (matches["transpose"]["reason"] or "").startswith("not tunable")
+    families = {r["op"]: r["tunable"] for r in cli("top", "--by", "op", "-f", "json").json()}
+    assert families["transpose"] is True and families["reshape"] is False and families["vm_builtin"] is False
     tasks = cli("tasks", "--model", "small_convnet", "-f", "json").json()
     assert tasks[0]["tuner"] == "meta_schedule" and tasks[0]["records"] == 4
     assert tasks[0]["best_cost_us"] == pytest.approx(min(
