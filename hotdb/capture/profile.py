@@ -24,7 +24,6 @@ import json
 import os
 import platform
 import socket
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -223,6 +222,3 @@ def _cpu_model() -> str | None:
         pass
     return platform.processor() or None
 
-
-def python_info() -> str:
-    return sys.version.split()[0]

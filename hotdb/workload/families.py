@@ -44,14 +44,6 @@ def relay_op_family(op_name: str) -> str:
     return op_name.removeprefix("nn.").removeprefix("contrib_").replace(".", "_")
 
 
-def relay_op_variant(op_name: str) -> str | None:
-    if "winograd" in op_name:
-        return "winograd"
-    if "NCHWc" in op_name or "nchwc" in op_name:
-        return "NCHWc"
-    return None
-
-
 @dataclass(frozen=True)
 class TaskTemplate:
     """What a tuning-task name says: family, variant and the layouts of its tensor args."""

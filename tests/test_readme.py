@@ -1,0 +1,49 @@
+"""The README's examples are produced, not written: its command blocks are what the
+commands print now (`python -m hotdb.docs` rewrites them), its main job's block keeps
+its words when captured again, and its Python snippet runs."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from hotdb.docs import _LIVE, normalised, readme_markdown, skeleton
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_readme_command_blocks_are_what_the_commands_print():
+    text = README.read_text()
+    assert "<!-- run: " in text and "<!-- run-live: " in text
+    assert normalised(readme_markdown(text, live=False)) == normalised(text), \
+        "README.md is stale: run python -m hotdb.docs"
+
+
+@pytest.mark.slow
+def test_the_main_job_prints_what_the_readme_shows():
+    """`hotdb profile resnet18` captured again: the same lines and words, other times."""
+    text = README.read_text()
+    again = readme_markdown(text)
+    shown, now = (next(_LIVE.finditer(t)).group(0) for t in (text, again))
+    assert skeleton(now) == skeleton(shown)
+    assert re.search(r"^\d+ tasks cover \d+\.\d % of the tunable kernel time", now, re.M)
+
+
+def test_the_readme_python_snippet_runs(tmp_path):
+    snippet = re.search(r"```python\n(.*?)```", README.read_text(), re.S).group(1)
+    printed = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(snippet, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+    lines = printed.getvalue().splitlines()
+    assert lines and all(re.match(r"\S+ \S.* \d+\.\d$", line) for line in lines), lines
+    assert (tmp_path / "hotdb.duckdb").exists()
