@@ -225,3 +225,138 @@ def test_a_paste_holding_both_tuners_warnings_is_cut_into_both(cli, tmp_path):
     tasks = _stored_tasks(cli)
     assert [(t["tuner"], t["task_name"]) for t in tasks] == [("auto_scheduler", M1_HASH), ("autotvm", "conv2d"),
                                                               ("autotvm", "conv2d")]
+
+
+# ---------------------------------------------------------------------------------------
+# Warnings of our own making (tests/data/fallback/make_fixtures.py, written to made/): the
+# bundled VGG-16 build's kernels in each era's warning, by the format strings of TVM's
+# dispatchers, with made-up hashes. They run wherever the real texts are absent; what each
+# must give is computed from the workloads the generator wrote.
+
+MADE = DATA / "fallback" / "made"
+TARGET = "llvm -keys=cpu -link-params=0 -mcpu=core-avx2"
+
+
+def _generator():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_fallback", DATA / "fallback" / "make_fixtures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GEN = _generator()
+
+
+def _x(dims) -> str:
+    return "x".join(map(str, dims))
+
+
+def _key_of(workload: tuple) -> str:
+    """hotdb's workload key of an AutoTVM workload tuple, written out from its parts."""
+    if workload[0].startswith("dense"):
+        return f"dense float32 d={_x(workload[1][1])} w={_x(workload[2][1])}"
+    _, data, weight, strides, padding, dilation, *_ = workload
+    return (f"conv2d float32 d={_x(data[1])} w={_x(weight[1])} s={_x(strides)} p={','.join(map(str, padding))} "
+            f"dl={_x(dilation)} g=1")
+
+
+def _lists(value):
+    return [_lists(v) for v in value] if isinstance(value, (tuple, list)) else value
+
+
+def test_made_warnings_are_what_the_generator_writes(tmp_path):
+    GEN.write(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in MADE.iterdir())
+    for path in tmp_path.iterdir():
+        assert path.read_text(encoding="utf-8") == (MADE / path.name).read_text(encoding="utf-8"), path.name
+
+
+def test_made_ansor_warnings_with_function_names_and_flattened_keys():
+    fmt, parsed = parse(MADE / "vgg16_ansor_tvm08.log")
+    conv, dense = GEN.CONV1_2, GEN.FC7
+    assert fmt == "ansor-fallback"
+    assert [(t.task_name, json.loads(t.task_args), t.variant, t.op_family) for t in parsed.tasks] == [
+        (conv[0], conv, "flattened", "conv2d"), (dense[0], dense, "flattened", "dense")]
+    # the DAG's placeholders cut the flattened dims: data, weight, bias, then the output
+    assert parsed.tasks[0].workload_key == f"conv2d float32 d={_x(conv[1:5])} w={_x(conv[5:9])} s=1x1 p=1,1,1,1 dl=1x1 g=1"
+    assert parsed.tasks[1].workload_key == f"dense float32 d={_x(dense[1:3])} w={_x(dense[3:5])}"
+    assert [t.args_flat for t in parsed.tasks] == [",".join(map(str, k[1:])) for k in (conv, dense)]
+    assert {canonical(t.target) for t in parsed.tasks} == {canonical(TARGET)}
+    lines = Source.read(MADE / "vgg16_ansor_tvm08.log").lines
+    rules = [i for i, line in enumerate(lines) if line == GEN.RULE]
+    assert AnsorFallback().blocks(lines) == [(rules[0], rules[1]), (rules[1], len(lines) - 1)]  # rule to DAG end
+    assert [t.line_no for t in parsed.tasks] == [rules[0] + 3, rules[1] + 3]  # the warning's own line
+
+
+def test_made_ansor_warning_of_tvm_0_7_with_a_hash_only_key_gets_a_dense_workload():
+    _, parsed = parse(MADE / "vgg16_ansor_tvm07_hash_only.log")
+    (task,) = parsed.tasks
+    assert (task.task_name, json.loads(task.task_args), task.variant) == (GEN.FC8[0], GEN.FC8, "hash only")
+    # placeholders [1, 4096] and [1000, 4096]: data, weight, and the output 1x1000
+    assert (task.workload_key, task.args_flat) == ("dense float32 d=1x4096 w=1000x4096", "1,4096,1000,4096,1,1000")
+
+
+def test_made_ansor_warnings_run_together_in_typographic_quotes_give_the_same_keys():
+    _, parsed = parse(MADE / "vgg16_ansor_run_together.txt")
+    _, plain = parse(MADE / "vgg16_ansor_tvm08.log")
+    assert [(t.task_name, t.task_args, t.target) for t in parsed.tasks] == \
+           [(t.task_name, t.task_args, t.target) for t in plain.tasks]
+    assert {t.line_no for t in parsed.tasks} == {3}
+    # the DAG under the paragraph is the last warning's; the first has none to read
+    assert [t.workload_key for t in parsed.tasks] == [None, plain.tasks[1].workload_key]
+
+
+def test_made_autotvm_warnings_of_tvm_0_7_are_the_example_workloads():
+    fmt, parsed = parse(MADE / "vgg16_autotvm_tvm07.log")
+    workloads = GEN.workloads()
+    assert fmt == "autotvm-tasks" and len(parsed.tasks) == len(workloads) == 12
+    assert [(t.task_name, json.loads(t.task_args), t.workload_key) for t in parsed.tasks] == \
+           [(w[0], _lists(w[1:]), _key_of(w)) for w in workloads]
+    assert [t.line_no for t in parsed.tasks] == list(range(2, 14))
+    assert {canonical(t.target) for t in parsed.tasks} == {canonical(TARGET)}
+
+
+def test_made_autotvm_warnings_of_tvm_0_6_run_together_in_typographic_quotes():
+    text = (MADE / "vgg16_autotvm_tvm06_run_together.txt").read_text(encoding="utf-8")
+    assert "(\u2018conv2d\u2019, (1, 3, 224, 224, \u2018float32\u2019)" in text
+    fmt, parsed = parse(MADE / "vgg16_autotvm_tvm06_run_together.txt")
+    convs = [w for w in GEN.workloads() if w[0].startswith("conv2d")]
+    assert fmt == "autotvm-tasks" and {t.line_no for t in parsed.tasks} == {3}
+    assert [(t.task_name, t.workload_key) for t in parsed.tasks] == [("conv2d", _key_of(w)) for w in convs]
+    assert json.loads(parsed.tasks[0].task_args)[:2] == [["TENSOR", [1, 3, 224, 224], "float32"],
+                                                         ["TENSOR", [64, 3, 3, 3], "float32"]]
+
+
+def test_made_autotvm_warnings_of_tvm_0_5_have_no_dilation():
+    _, parsed = parse(MADE / "vgg16_autotvm_tvm05.log")
+    convs = [w for w in GEN.workloads() if w[0].startswith("conv2d")][:2]
+    assert [t.workload_key for t in parsed.tasks] == [_key_of(w) for w in convs]
+    assert AutotvmTasks().blocks(Source.read(MADE / "vgg16_autotvm_tvm05.log").lines) == [(0, 2)]
+
+
+@pytest.mark.parametrize("separator", [" ", "", "\n\n", "\n"])
+@pytest.mark.parametrize("curly", [False, True])
+def test_how_made_warnings_are_joined_and_quoted_changes_no_task(tmp_path, separator, curly):
+    lines = (MADE / "vgg16_autotvm_tvm07.log").read_text().splitlines()[1:-1]
+    text = separator.join(lines)
+    path = tmp_path / "joined.txt"
+    path.write_text((GEN.curly(text) if curly else text) + "\n", encoding="utf-8")
+    _, expected = parse(MADE / "vgg16_autotvm_tvm07.log")
+    _, got = parse(path)
+    assert [(t.task_name, t.task_args, t.target, t.workload_key) for t in got.tasks] == \
+           [(t.task_name, t.task_args, t.target, t.workload_key) for t in expected.tasks]
+
+
+def test_a_made_paste_of_both_tuners_warnings_is_cut_into_both(cli, tmp_path):
+    pasted = tmp_path / "both.txt"
+    pasted.write_text((MADE / "vgg16_ansor_tvm08.log").read_text() + "\nand with AutoTVM:\n\n"
+                      + (MADE / "vgg16_autotvm_tvm05.log").read_text())
+    result = cli("ingest", pasted, "--model", "vgg16")
+    assert result.code == 0, result.err
+    assert "(lines 2-17) as ansor-fallback (tasks): 2 rows" in result.err
+    assert "(lines 22-23) as autotvm-tasks (tasks): 2 rows" in result.err
+    tasks = _stored_tasks(cli)
+    assert [(t["tuner"], t["task_name"]) for t in tasks] == [("auto_scheduler", GEN.CONV1_2[0]), ("auto_scheduler", GEN.FC7[0]),
+                                                             ("autotvm", "conv2d"), ("autotvm", "conv2d")]

@@ -184,3 +184,110 @@ def test_every_saved_text_has_its_source_recorded():
     sources = (DATA / "ir-pastes" / "SOURCES.md").read_text()
     named = set(re.findall(r"^\| `([^`]+)` \|", sources, re.M))
     assert named == {p.name for p in PASTES_IR.iterdir() if p.name != "SOURCES.md"}
+
+
+# ---------------------------------------------------------------------------------------
+# Pastes of our own making (tests/data/ir-pastes/make_fixtures.py, written to made/): the
+# bundled VGG-16 Relay text pasted as people paste IR, and its classifier as 2022 Relax.
+# They run wherever the real texts are absent; what they must give is the clean example's
+# calls (read from the whole module) or is computed from the shapes the generator wrote.
+
+MADE = DATA / "ir-pastes" / "made"
+
+
+def _generator():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_ir_pastes", DATA / "ir-pastes" / "make_fixtures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GEN = _generator()
+
+
+def _made(name: str):
+    items = files.read([MADE / name])
+    assert len(items) == 1, [item.format for item in items]
+    return items[0].format, items[0].parsed
+
+
+def _clean_calls(vgg16) -> list:
+    return parse(vgg16["relay"])[1].ir_calls
+
+
+def _rows(calls) -> list[tuple]:
+    return [(c.op_name, c.result_shapes, c.workload_key) for c in calls]
+
+
+def test_made_pastes_are_what_the_generator_writes(tmp_path):
+    GEN.write(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in MADE.iterdir())
+    for path in tmp_path.iterdir():
+        assert path.read_text() == (MADE / path.name).read_text(), path.name
+
+
+def test_made_statements_without_their_function_give_the_modules_calls(vgg16):
+    fmt, parsed = parse(MADE / "vgg16_statements_cut.txt")
+    assert fmt == "relay"
+    # %13 to %22 of the module: weights' shapes from `channels` and `kernel_size`, data from the statement before
+    assert _rows(parsed.ir_calls) == _rows(_clean_calls(vgg16)[13:23])
+    assert [c.line_no for c in parsed.ir_calls] == list(range(1, 11)) and {c.function_name for c in parsed.ir_calls} == {"main"}
+    assert _conv_keys(parsed) == [
+        f"conv2d float32 d=1x{c}x56x56 w=256x{c}x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1" for c in (128, 256, 256)]
+    warnings = "\n".join(parsed.warnings)
+    assert ":1: statements without their function" in warnings
+    assert ":11: the last statement is cut off where the text ends, skipped: '%23 = nn.max_pool2d(" in warnings
+    assert RelayText().blocks((MADE / "vgg16_statements_cut.txt").read_text().splitlines()) == [(0, 11)]
+
+
+def test_made_block_glued_to_prose_on_one_line_gives_the_blocks_calls(vgg16):
+    fmt, parsed = _made("vgg16_block_glued_to_prose.txt")
+    assert fmt == "relay"
+    assert _rows(parsed.ir_calls) == _rows(_clean_calls(vgg16)[:7])  # %0 to the pool, all on line 2
+    assert {c.line_no for c in parsed.ir_calls} == {2}
+    assert _conv_keys(parsed) == ["conv2d float32 d=1x3x224x224 w=64x3x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1",
+                                  "conv2d float32 d=1x64x224x224 w=64x64x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1"]
+    assert any(":2: text before the IR skipped: 'print(mod) shows:" in w for w in parsed.warnings)
+
+
+def test_made_two_printouts_read_the_complete_one(cli, vgg16):
+    fmt, parsed = parse(MADE / "vgg16_two_printouts_last_cut.txt")
+    lines = (MADE / "vgg16_two_printouts_last_cut.txt").read_text().splitlines()
+    first, second = [i + 1 for i, line in enumerate(lines) if line.startswith("#[version")]
+    assert fmt == "relay"
+    assert _rows(parsed.ir_calls) == _rows(_clean_calls(vgg16)[:7])
+    assert [c.line_no for c in parsed.ir_calls] == list(range(first + 2, first + 9))  # the first printout
+    assert any(f"2 modules are printed one after the other; the last complete one (line {first + 1}) is read, "
+               f"the others (line {second + 1} (cut off)) are skipped" in w for w in parsed.warnings)
+    result = cli("ingest", MADE / "vgg16_two_printouts_last_cut.txt", "--model", "vgg16")
+    assert result.code == 0, result.err
+    rows = cli("sql", "SELECT op_name, workload_key FROM ir_calls ORDER BY call_index", "-f", "json").json()
+    assert [(r["op_name"], r["workload_key"]) for r in rows] == [(c.op_name, c.workload_key) for c in parsed.ir_calls]
+
+
+def test_made_relax_of_2022_gives_the_classifiers_calls():
+    fmt, parsed = parse(MADE / "vgg16_classifier_relax_2022.md")
+    assert fmt == "relax"
+    expected = [(name, [list(s) for _, s in inputs], [list(out)]) for name, inputs, out in GEN.CLASSIFIER]
+    assert [(c.primfunc, c.arg_shapes, c.result_shapes) for c in parsed.ir_calls] == expected
+    assert [c.op_family for c in parsed.ir_calls] == ["dense", "dense", "dense", "softmax"]
+    assert [c.workload_key for c in parsed.ir_calls] == [
+        f"dense float32 d=1x{inputs[0][1][1]} w={inputs[1][1][0]}x{inputs[1][1][1]}" for _, inputs, _ in GEN.CLASSIFIER[:3]] + [None]
+    assert {d for c in parsed.ir_calls for d in c.arg_dtypes + c.result_dtypes} == {"float32"}
+    assert parsed.ir_calls[0].args_flat == "1,25088,4096,25088,4096,1,4096"  # arguments, then the output
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.booleans(), min_size=9, max_size=9), st.sampled_from(["", "it shows: ", "IR is like this："]))
+def test_made_statements_joined_on_one_line_read_as_printed(joins, prefix):
+    lines = (MADE / "vgg16_statements_cut.txt").read_text().splitlines()[:10]  # the whole statements
+    text = prefix + lines[0].strip()
+    for join, line in zip(joins, lines[1:]):
+        text += line.strip() if join else "\n" + line
+    ir = RelayText()
+    printed = ir.parse(Source.from_text("printed.txt", "\n".join(lines) + "\n"))
+    joined = ir.parse(Source.from_text("joined.txt", text + "\n"))
+    assert [(c.op_name, c.arg_shapes, c.workload_key) for c in joined.ir_calls] == \
+        [(c.op_name, c.arg_shapes, c.workload_key) for c in printed.ir_calls]

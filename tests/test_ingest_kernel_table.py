@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import DATA, PASTES
+from conftest import DATA, PASTES, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -190,3 +190,95 @@ def test_generated_tables_read_back_to_their_names_calls_and_totals(tmp_path_fac
     parsed = get("kernel-table").parse(source)
     assert [(n.node_name, n.calls) for n in parsed.nodes] == [e[:2] for e in expected]
     assert [n.time_us for n in parsed.nodes] == pytest.approx([e[2] for e in expected], rel=1e-9, abs=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# Tables of our own making (tests/data/kernel-table/make_fixtures.py, written to made/):
+# the bundled VGG-16 table printed as MLC-LLM and its deploy script print theirs, and kept
+# behind `# ` in a shell script. They run wherever the real texts are absent; what they
+# must give is computed from the clean example, read by the debug-table reader.
+
+MADE = DATA / "kernel-table" / "made"
+
+
+def _generator():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_kernel_tables", DATA / "kernel-table" / "make_fixtures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _clean_vgg16(vgg16):
+    return get("debug-table").parse(Source.read(vgg16["table"]))
+
+
+def test_made_tables_are_what_the_generator_writes(tmp_path):
+    _generator().write(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in MADE.iterdir())
+    for path in tmp_path.iterdir():
+        assert path.read_text() == (MADE / path.name).read_text(), path.name
+
+
+def test_made_mlc_table_gives_each_kernel_with_all_its_calls(vgg16):
+    by_func: dict[str, list[float]] = {}
+    for node in _clean_vgg16(vgg16).nodes:
+        by_func.setdefault(node.func_name, []).append(node.time_us)
+    text = (MADE / "vgg16_mlc_table.txt").read_text()
+    assert "add_nn_relu_180.4966     2" in text  # a 58-character name ran into its time (ljust(50))
+    parsed = get("kernel-table").parse(Source.read(MADE / "vgg16_mlc_table.txt"))
+    got = {n.node_name: (n.calls, n.time_us) for n in parsed.nodes}
+    assert set(got) == set(by_func) and len(got) == 22
+    for func, times in by_func.items():  # the total of all calls (ms to 4 places), never the mean of one
+        assert got[func] == (len(times), pytest.approx(sum(times), abs=0.06)), func
+    totals = [n.time_us for n in parsed.nodes]
+    assert totals == sorted(totals, reverse=True)  # the printer's order, kept
+    assert parsed.run.reported_total_us == pytest.approx(501834.937, abs=0.06)
+    assert "row time from 'Total time (ms)' (all its calls), calls from 'Count'" in parsed.run.variant
+    assert [n.reported_share_pct for n in parsed.nodes][:2] == [32.08, 16.92]
+
+
+def test_made_profile_table_gives_argument_shapes_output_last():
+    parsed = get("kernel-table").parse(Source.read(MADE / "vgg16_classifier_profile.txt"))
+    expected = [(name, count, ms * count * 1000, [list(s) for s in shapes[:-1]], list(shapes[-1]))
+                for name, ms, count, shapes in _generator().CLASSIFIER]
+    assert [(n.node_name, n.calls, n.time_us, n.input_shapes, n.out_shape) for n in parsed.nodes] == \
+           [(e[0], e[1], pytest.approx(e[2]), e[3], e[4]) for e in expected]
+    assert [n.num_inputs for n in parsed.nodes] == [3, 3, 3, 1, 1]
+
+
+def test_made_debug_table_behind_shell_comments_is_the_clean_tables_rows(vgg16):
+    path = MADE / "vgg16_debug_table_in_comments.sh"
+    source = Source.read(path)
+    assert detect(source).name == "kernel-table"
+    lines = path.read_text().splitlines()
+    header = lines.index("# " + vgg16["table"].read_text().splitlines()[0])
+    total = next(i for i, line in enumerate(lines) if line.startswith("# Total_time"))
+    assert KernelTable().blocks(lines) == [(header, total + 1)]  # the means summary is no table
+    parsed = get("kernel-table").parse(source)
+    clean = _clean_vgg16(vgg16)
+    assert [(n.node_name, n.func_name, n.time_us, n.out_shape) for n in parsed.nodes] == \
+           [(n.node_name, n.func_name, n.time_us, n.out_shape) for n in clean.nodes]
+    assert [n.line_no for n in parsed.nodes] == list(range(header + 3, total + 1))  # the file's lines
+    assert parsed.run.reported_total_us == 501834.937 and "behind the prefix '# '" in parsed.run.variant
+    assert not parsed.warnings
+
+
+@pytest.mark.parametrize("name", ["vgg16_mlc_table.txt", "vgg16_classifier_profile.txt", "vgg16_debug_table_in_comments.sh"])
+def test_made_tables_are_stored_as_read(cli, name):
+    result = cli("ingest", MADE / name, "--model", "m")
+    assert result.code == 0, result.err
+    stored = {r["node"]: (r["calls"], r["time_us"]) for r in cli("top", "--by", "node", "-f", "json").json()}
+    _, parsed = parse(MADE / name)
+    assert stored == {n.node_name: (n.calls, pytest.approx(n.time_us)) for n in parsed.nodes}
+
+
+def test_a_bad_count_in_a_made_table_names_its_line(tmp_path):
+    path = tmp_path / "bad.txt"
+    lines = (MADE / "vgg16_mlc_table.txt").read_text().splitlines()
+    lines[2] = lines[2].replace("     2       ", "     2x      ", 1)  # the first row
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ParseError) as error:
+        get("kernel-table").parse(Source.read(path))
+    assert "bad.txt:3 [Count]: expected a count (an integer), found '2x'" in str(error.value)

@@ -324,3 +324,70 @@ def _assert_origin(undone: unrender.Undone, rendered: list[str]) -> None:
     assert len(origin) == len(undone.lines)
     assert all(1 <= n <= len(rendered) for n in origin)
     assert all(a < b for a, b in zip(origin, origin[1:]))
+
+
+# --- renderings of our own making --------------------------------------------------------
+# tests/data/renderings/make_fixtures.py applies make_rendered.py's renderings to the bundled
+# VGG-16 example and keeps them in made/: they run wherever the real texts are absent, and
+# each must give the rows of the clean example file it was made from.
+
+MADE = DATA / "renderings" / "made"
+_fixtures_spec = importlib.util.spec_from_file_location("make_fixtures", DATA / "renderings" / "make_fixtures.py")
+fixtures = importlib.util.module_from_spec(_fixtures_spec)
+_fixtures_spec.loader.exec_module(fixtures)
+CLEAN = {"relay": "vgg16.relay.txt", "table": "vgg16.debug_table.txt", "tasks": "vgg16.autotvm_tasks.txt"}
+
+
+def test_made_renderings_are_what_the_generator_writes(tmp_path):
+    fixtures.write(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in MADE.iterdir())
+    for path in tmp_path.iterdir():
+        assert path.read_text(encoding="utf-8") == (MADE / path.name).read_text(encoding="utf-8"), path.name
+
+
+@pytest.mark.parametrize(("name", "fmt", "said"), [
+    ("vgg16_relay.cat-A.txt", "relay", "pager line ends ($) removed (61 lines)"),
+    ("vgg16_relay.entities.txt", "relay", "HTML entities decoded (2 lines)"),  # the version's quotes, the `->`
+    ("vgg16_relay.wrapped-80.txt", "relay", "lines cut at the terminal's width joined (57 lines)"),
+    ("vgg16_relay.eaten.txt", "relay", "type comments whose asterisks a page ate restored (56 lines)"),
+    ("vgg16_relay.mail-quoted.txt", "relay", "comment and quote prefixes removed (61 lines)"),
+    ("vgg16_table.cat-A.txt", "debug-table", "pager line ends ($) removed (29 lines)"),
+    ("vgg16_table.list-wrapped-100.txt", "debug-table", "pager line ends ($) removed (29 lines)"),
+    ("vgg16_tasks.typographic.txt", "autotvm-tasks", "typographic quotes and spaces made plain (15 lines)"),
+])
+def test_a_made_rendering_gives_the_rows_of_the_clean_example(cli, tmp_path, vgg16, name, fmt, said):
+    clean_path = vgg16["relay"].parent / CLEAN[name.split(".")[0].split("_")[1]]
+    clean_result, clean = _read(cli, tmp_path, clean_path)
+    assert not _rendered_notes(clean_result.err)
+    path = MADE / name
+    result, rows = _read(cli, tmp_path, path)
+    assert _formats(result.err) == [fmt]
+    assert _rendered_notes(result.err) == [f"warning: {path}: read as rendered text: {said}"]
+    assert rows == clean
+
+
+def test_the_made_renderings_give_the_examples_times_and_convolutions(cli, tmp_path, vgg16):
+    _, rows = _read(cli, tmp_path, MADE / "vgg16_table.list-wrapped-100.txt")
+    table = vgg16["table"].read_text().splitlines()
+    times = [float(re.split(r"\s{2,}", line)[2]) for line in table[2:-1]]
+    assert [n["time_us"] for n in rows["nodes"]] == times and round(sum(times), 3) == 501834.937
+    _, rows = _read(cli, tmp_path, MADE / "vgg16_relay.wrapped-80.txt")
+    convs = [c for c in rows["ir"] if c["op_name"] == "nn.conv2d"]
+    assert len(convs) == 13 and convs[0]["workload_key"] == "conv2d float32 d=1x3x224x224 w=64x3x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1"
+
+
+def test_an_error_in_the_made_wrapped_text_names_the_files_line(cli, tmp_path):
+    wrapped = (MADE / "vgg16_relay.wrapped-80.txt").read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(wrapped) if line.startswith("  %6 = nn.max_pool2d("))
+    undone = unrender.undo("\n".join(wrapped), wrapped)
+    joined_at = next(i for i, line in enumerate(undone.lines) if line.startswith("  %6 = nn.max_pool2d("))
+    assert undone.origin[joined_at] == at + 1 and joined_at < at  # the statement's first screen line
+    statement = "".join(wrapped[at:at + 2])
+    assert "ty=Tensor[(1, 64, 112, 112), float32]" in statement
+    broken = wrapped[:at] + made.cut([statement.replace("(1, 64, 112, 112), float32]", "(1, 64, 112, 112, float32]")
+                                      .rstrip("$")], 80) + wrapped[at + 2:]
+    path = tmp_path / "broken.wrapped-80.txt"
+    path.write_text("\n".join(broken) + "\n", encoding="utf-8")
+    result = cli("--db", tmp_path / "broken.duckdb", "ingest", path, "--model", "m", use_db=False)
+    assert result.code == 1 and "Traceback" not in result.err, result.err
+    assert f"{path}:{at + 1}: broken type annotation" in result.err
