@@ -40,7 +40,7 @@ def _console(stderr: bool = False, **options) -> Console:
 # every note, progress bar, warning and error goes to standard error.
 _err = _console(stderr=True, soft_wrap=True)
 
-# How many list items a table cell shows before "(+N more)".
+# How many list items a cell (terminal table, report) shows before "(+N more)".
 _LIST_ITEMS = 3
 
 # Columns a narrow terminal loses first, in this order (the table keeps one line per row).
@@ -78,7 +78,13 @@ def _csv_cell(value):
     return value
 
 
-def _cell(column: str, value) -> str:
+def cell(column: str, value) -> str:
+    """A value as one line of plain text, as every table shows it (the terminal's and the
+    report's): each figure with its column's precision, the first few list items."""
+    return plain(_text(column, value))
+
+
+def _text(column: str, value) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
@@ -137,7 +143,7 @@ def _table(result: Result, view: View) -> None:
     """One line per row, whatever the width: the least useful columns are dropped first
     (_DROP_FIRST), then text is shortened with an ellipsis; numbers are never cut."""
     shown = [c for c in (view.columns or result.columns) if c in result.columns]
-    cells = {c: [plain(_cell(c, row[result.columns.index(c)])) for row in result.rows] for c in shown}
+    cells = {c: [cell(c, row[result.columns.index(c)]) for row in result.rows] for c in shown}
     numeric = {c for c in shown if any(isinstance(r[result.columns.index(c)], (int, float))
                                       and not isinstance(r[result.columns.index(c)], bool) for r in result.rows[:20])}
     natural = {c: max([len(c)] + [len(text) for text in cells[c]]) for c in shown}

@@ -1,7 +1,8 @@
 """Reports: a self-contained HTML page (charts inline as SVG, no network) and Markdown.
 
-Everything shown is computed by the API's SQL (top, compare, history) and worded by
-hotdb/words.py; this module only draws (matplotlib, SVG backend) and lays out.
+Everything shown is computed by the API's SQL (top, its coverage cut, compare, history),
+worded by hotdb/words.py and put in cells as the terminal's tables put them (render.cell);
+this module only draws (matplotlib, SVG backend) and lays out.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from hotdb import words
 from hotdb.api import Hotdb
+from hotdb.render import cell
 from hotdb.result import Result
 
 COVERAGE_PCT = 90.0
@@ -21,13 +23,24 @@ COVERAGE_PCT = 90.0
 class ReportData:
     runs: list[str]
     top: Result
+    covered: Result  # top's own coverage cut: the fewest rows reaching COVERAGE_PCT
     compare: Result | None
     history: list[Result]
+
+    @property
+    def cut(self) -> int:
+        return len(self.covered.rows)
+
+    @property
+    def reached_pct(self) -> float:
+        return self.covered.facts.get("reached_pct") or 0.0  # NULL: no rows, or a run whose every time is zero
 
 
 def collect(db: Hotdb, runs: list[str]) -> ReportData:
     runs = runs or [db.latest_run()]
     top = db.top(by="task", run=runs[-1])
+    # the chart draws every row; where it cuts is top's rule, not one redone here
+    covered = db.top(by="task", run=runs[-1], coverage=COVERAGE_PCT)
     compare = db.compare(runs[0], runs[-1]) if len(runs) >= 2 else None
     history = []
     if len(runs) >= 2 and top.facts["by"] == "task":  # a profile alone ranks kernel families: no workloads
@@ -35,7 +48,7 @@ def collect(db: Hotdb, runs: list[str]) -> ReportData:
             result = db.history(workload=row["workload"])
             result.rows = [r for r in result.rows if r[0] in runs]
             history.append(result)
-    return ReportData(runs, top, compare, history)
+    return ReportData(runs, top, covered, compare, history)
 
 
 def _plt():
@@ -59,22 +72,13 @@ def _svg(figure) -> str:
     return text[text.index("<svg"):]
 
 
-def coverage_cut(rows: list[dict], coverage: float = COVERAGE_PCT) -> tuple[int, float]:
-    """(tasks, share they reach): the fewest rows reaching `coverage`, or all of them."""
-    shares = [row["cumulative_pct"] or 0.0 for row in rows]  # NULL: a run whose every time is zero
-    for i, share in enumerate(shares):
-        if share >= coverage:
-            return i + 1, share
-    return len(rows), shares[-1] if rows else 0.0
-
-
 def _pareto(data: ReportData) -> str:
     from matplotlib.ticker import MaxNLocator
 
     plt = _plt()
     rows = data.top.records()
     cumulative = [0.0] + [r["cumulative_pct"] or 0.0 for r in rows]
-    cut, reached = coverage_cut(rows)
+    cut, reached = data.cut, data.reached_pct
     of = "tunable kernel time" if data.top.facts.get("share_of") == "tunable" else "run time"
     figure, axis = plt.subplots(figsize=(7, 3.6))
     axis.bar(range(1, len(rows) + 1), [r["share_pct"] or 0.0 for r in rows], color="#9db4d0", label=f"share of {of}")
@@ -138,17 +142,9 @@ def _history(data: ReportData) -> str:
 def _table(result: Result, columns: list[str]) -> str:
     records = result.records()
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(c, r.get(c)))}</td>" for c in columns) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(c, r.get(c)))}</td>" for c in columns) + "</tr>"
                    for r in records)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _cell(column: str, value) -> str:
-    if isinstance(value, float):  # as in the terminal: each figure with its precision
-        return words.figure(column, value)
-    if isinstance(value, list):
-        return words.plain(", ".join(map(str, value[:4])) + (" …" if len(value) > 4 else ""))
-    return "" if value is None else words.plain(str(value))
 
 
 TOP_COLUMNS = words.TOP_COLUMNS["task"]
@@ -181,7 +177,7 @@ svg {{ max-width: 100%; height: auto; }}
 def _md_table(result: Result, columns: list[str]) -> str:
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in result.records():
-        lines.append("| " + " | ".join(words.markdown(_cell(c, r.get(c))) for c in columns) + " |")
+        lines.append("| " + " | ".join(words.markdown(cell(c, r.get(c))) for c in columns) + " |")
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.rows import Parsed, TaskRow
 from hotdb.workload import flat_dims, from_kernel_args
 from hotdb.workload.families import sblock_family
@@ -33,9 +34,6 @@ def task_rows(fused, target) -> Parsed:
                       op_family=sblock_family(block) if block else None, variant=block,
                       args_flat=flat_dims([s for s, _ in args]), weight=int(task.weight),
                       structural_hash=str(tvm_ffi.structural_hash(prim) & 0xFFFFFFFFFFFFFFFF))
-        workload = from_kernel_args(row.op_family, args)
-        if workload is not None:
-            row.op_family, row.workload_key = workload.family, parsed.add_workload(workload)
-            row.out_shape_logical = list(workload.out)
+        attach_workload(parsed, row, from_kernel_args(row.op_family, args))
         parsed.tasks.append(row)
     return parsed

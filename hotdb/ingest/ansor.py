@@ -22,6 +22,7 @@ import json
 import re
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.rows import Parsed, TaskRow, measured_record
 from hotdb.ingest.text import line_runs
 from hotdb.workload import WorkloadError, conv_workload, dense_workload
@@ -92,10 +93,7 @@ class AnsorLog:
         except (WorkloadError, TypeError, ValueError, IndexError) as exc:
             parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of {head}: {exc}")
             workload = None
-        if workload is not None:
-            row.op_family = workload.family
-            row.workload_key = parsed.add_workload(workload)
-            row.out_shape_logical = list(workload.out)
+        attach_workload(parsed, row, workload)
         row.variant = "registered"
         return row
 

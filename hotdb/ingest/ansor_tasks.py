@@ -21,6 +21,7 @@ import json
 import re
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.rows import Parsed, TaskRow
 from hotdb.ingest.text import line_ranges
 from hotdb.workload import WorkloadError, batch_matmul_workload, conv_workload, dense_workload
@@ -107,11 +108,7 @@ class AnsorTasks:
         except (WorkloadError, LayoutError, ValueError, IndexError, TypeError) as exc:
             parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of task {key[0]}: {exc}")
             workload = None
-        if workload is not None:
-            row.op_family = workload.family
-            row.workload_key = parsed.add_workload(workload)
-            row.out_shape_logical = list(workload.out)
-            row.data_shape_logical, row.weight_shape_logical = list(workload.data), list(workload.weight)
+        attach_workload(parsed, row, workload)
         return row
 
 

@@ -41,6 +41,7 @@ import json
 import re
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.rows import Parsed, TaskRow, measured_record
 from hotdb.ingest.text import line_ranges, line_runs
 from hotdb.ingest.warnings import Warnings
@@ -185,10 +186,7 @@ class AutotvmTasks:
                     parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of task {name}: {exc}")
                 workload = None
             if workload is not None:
-                row.op_family = workload.family
-                row.workload_key = parsed.add_workload(workload)
-                row.out_shape_logical = list(workload.out)
-                row.data_shape_logical, row.weight_shape_logical = list(workload.data), list(workload.weight)
+                attach_workload(parsed, row, workload)
             else:
                 operands = autotvm_operands(name, canonical_args if canonical_args is not None else args)
                 if operands is not None:

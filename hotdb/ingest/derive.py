@@ -1,7 +1,8 @@
 """What a kernel's symbol and shapes say about it: family, numbering, logical shapes.
 
 Ingestors call `derive` on every node they read (and `derive_kernel_columns` on graph
-nodes); the canonicalisation itself is hotdb/workload/ (pure).
+nodes), and `attach_workload` on every task or IR call whose canonical workload they
+found; the canonicalisation itself is hotdb/workload/ (pure).
 """
 
 from __future__ import annotations
@@ -9,6 +10,30 @@ from __future__ import annotations
 import json
 
 from hotdb.workload import flat_dims, logical_operands, logical_output_shape, parse_kernel_name
+
+#: the columns attach_workload() fills, on every row class that has them
+WORKLOAD_COLUMNS = ("op_family", "workload_key", "out_shape_logical", "data_shape_logical", "weight_shape_logical")
+
+
+def attach_workload(parsed, row, workload) -> str | None:
+    """Give a task or IR call its canonical workload: the family the workload settles, its
+    key (registered in `parsed`), and its logical output, data and weight shapes, so that
+    every format fills the same columns for the same workload. A row class without operand
+    columns (IR calls: their workload row holds them) keeps the rest. Without a workload
+    the row is left as the reader made it. Returns the key."""
+    if workload is None:
+        return None
+    row.op_family = workload.family
+    row.workload_key = parsed.add_workload(workload)
+    row.out_shape_logical = list(workload.out)
+    if _has_operand_columns(type(row)):
+        row.data_shape_logical, row.weight_shape_logical = list(workload.data), list(workload.weight)
+    return row.workload_key
+
+
+def _has_operand_columns(row_class) -> bool:
+    return "data_shape_logical" in getattr(row_class, "__dataclass_fields__", ())
+
 
 #: the NodeRow columns derive() fills
 DERIVED_COLUMNS = ("kernel_family", "func_base", "func_number", "out_shape_logical", "data_shape_logical",

@@ -22,6 +22,7 @@ import json
 import struct
 
 from hotdb.ingest.base import MS_FILES, Source
+from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.rows import Parsed, TaskRow, TuningRecordRow
 from hotdb.workload import flat_dims, from_kernel_args
 from hotdb.workload.families import sblock_family
@@ -54,10 +55,7 @@ class MsDatabase:
                           target=None, line_no=line_no, structural_hash=str(shash),
                           op_family=sblock_family(anchor) if anchor else None, variant=anchor)
             row.args_flat = flat_dims([s for s, _ in buffers]) if buffers else None
-            workload = from_kernel_args(row.op_family, buffers) if buffers else None
-            if workload is not None:
-                row.op_family, row.workload_key = workload.family, parsed.add_workload(workload)
-                row.out_shape_logical = list(workload.out)
+            attach_workload(parsed, row, from_kernel_args(row.op_family, buffers) if buffers else None)
             parsed.tasks.append(row)
         if not parsed.tasks:
             raise workloads.error(None, "the database has no workloads")

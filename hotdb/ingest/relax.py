@@ -25,6 +25,7 @@ import json
 import re
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader
 from hotdb.ingest.rows import IrCallRow, Parsed
 from hotdb.ingest.text import bracket_depth
@@ -195,8 +196,7 @@ class RelaxScript:
             parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of {op_name}: {exc}")
             workload = None
         if workload is not None:
-            row.op_family, row.workload_key = workload.family, parsed.add_workload(workload)
-            row.out_shape_logical = list(workload.out)
+            attach_workload(parsed, row, workload)
         elif annotated:
             row.out_shape_logical = annotated[0]
         parsed.ir_calls.append(row)
@@ -222,10 +222,8 @@ class RelaxScript:
             out_shape_logical=result[0] if result else None)
         row.args_flat = flat_dims(arg_shapes + ([result[0]] if result else [None]))
         if row.args_flat is not None:
-            workload = from_kernel_args(family, [(s, d or "float32") for s, d in zip(arg_shapes + [result[0]], row.arg_dtypes + [result[1]])])
-            if workload is not None:
-                row.op_family, row.workload_key = workload.family, parsed.add_workload(workload)
-                row.out_shape_logical = list(workload.out)
+            attach_workload(parsed, row, from_kernel_args(
+                family, [(s, d or "float32") for s, d in zip(arg_shapes + [result[0]], row.arg_dtypes + [result[1]])]))
         parsed.ir_calls.append(row)
 
 

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 
 from hotdb.ingest.base import Source
+from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader, TensorType
 from hotdb.ingest.rows import IrCallRow, Parsed
 from hotdb.ingest.text import bracket_depth, line_ranges
@@ -521,9 +522,7 @@ class _RelayParser:
                 self.warnings.add("workload", self.line_no, f"cannot derive the workload of {op_name}: {exc}")
                 workload = None
             if workload is not None:
-                row.op_family = workload.family
-                row.workload_key = self.parsed.add_workload(workload)
-                row.out_shape_logical = list(workload.out)
+                attach_workload(self.parsed, row, workload)
             elif len(result) == 1 and result[0][0] is not None:
                 row.out_shape_logical = result[0][0]
         self.modules[-1].calls.append(row)
