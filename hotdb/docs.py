@@ -173,6 +173,36 @@ def normalised(text: str) -> str:
     return re.sub(r"\d+:\d{2}:\d{2}", "<elapsed>", text)
 
 
+_LIVE = re.compile(r"^<!-- run-live: (hotdb [^\n]*) -->\n```text\n.*?^```$", re.M | re.S)
+_PROGRESS = re.compile(r"^\S.*━.*\d+/\d+")  # a progress bar's last frame, drawn on stderr
+
+
+def readme_markdown(template: str, live: bool = True) -> str:
+    """README.md with its command blocks run again: `run` blocks as in the tour, and
+    `run-live` blocks (a live capture: times vary from run to run) unless `live` is False."""
+    text = tour_markdown(template)
+    if not live:
+        return text
+    with tempfile.TemporaryDirectory() as folder:
+        env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "TERM")}
+        env.update({"HOTDB_DB": str(Path(folder) / "readme.duckdb"), "NO_COLOR": "1", "PYTHONPATH": str(ROOT)})
+
+        def run(match: re.Match) -> str:
+            command = match.group(1)
+            done = subprocess.run([sys.executable, "-m", "hotdb", *shlex.split(command)[1:]], cwd=folder, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+            lines = [line.rstrip() for line in done.stdout.rstrip().splitlines() if not _PROGRESS.match(line)]
+            return f"<!-- run-live: {command} -->\n```text\n" + "\n".join(lines) + "\n```"
+
+        return _LIVE.sub(run, text)
+
+
+def skeleton(text: str) -> str:
+    """What a live block must keep from run to run: its words, not its numbers or rows."""
+    kept = [line for line in text.splitlines() if not line.startswith("│")]
+    return re.sub(r"\d[\d,.]*", "#", "\n".join(kept))
+
+
 def generate() -> dict[str, str]:
     return {"views.md": views_markdown(), "schema.md": schema_markdown(), "commands.md": commands_markdown(),
             "tour.md": tour_markdown((ROOT / "docs" / "tour.md").read_text())}
@@ -183,3 +213,5 @@ if __name__ == "__main__":
     for page, text in generate().items():
         (folder / page).write_text(text)
         print(folder / page)
+    (ROOT / "README.md").write_text(readme_markdown((ROOT / "README.md").read_text()))
+    print(ROOT / "README.md")

@@ -24,16 +24,17 @@ from pathlib import Path
 
 import duckdb
 
+from hotdb.duck import connect
 from hotdb.ingest.base import Source
 from hotdb.ingest.device_totals import device_totals, rest_nodes
 from hotdb.ingest.rows import INT32_MAX, NodeTable
-from hotdb.store.connection import connect
-from hotdb.store.resources import sql_dir
+from hotdb.resources import sql
 
 
 def _sql(name: str, **parts) -> str:
-    """queries/read/<name>.sql with its placeholders filled (quoted names, never raw data)."""
-    return (sql_dir("queries") / "read" / f"{name}.sql").read_text(encoding="utf-8").format(**parts)
+    """queries/read/<name>.sql with its placeholders filled: the report's own column names,
+    quoted (_ident, _literal), never its data."""
+    return sql("read", name).format(**parts)
 
 
 def _literal(text: str) -> str:

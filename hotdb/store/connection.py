@@ -19,27 +19,12 @@ from pathlib import Path
 import duckdb
 
 from hotdb import limits
+from hotdb.duck import connect
 from hotdb.errors import DatabaseError
-from hotdb.store.resources import query_files, schema_files, sql_dir
+from hotdb.resources import query_files, schema_files, sql
 from hotdb.store.sqlfiles import read_view
 
 DEFAULT_DB = "hotdb.duckdb"
-
-
-def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection with hotdb's settings. HOTDB_MEMORY_LIMIT (e.g. 500MB) caps
-    DuckDB's buffer pool, and with it the memory of an ingest of any size: what does not
-    fit spills to disk (DuckDB's default is 80 % of RAM)."""
-    # no extension is fetched or loaded behind the user's back (a SQLite file given as a
-    # database would make DuckDB download its reader)
-    config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-    limit = limits.memory_limit()
-    if limit:
-        config["memory_limit"] = limit
-    con = duckdb.connect(database, read_only=read_only, config=config)
-    # DuckDB draws a progress bar for queries over 2 s on stdout, into `-f json|csv` output
-    con.execute("SET enable_progress_bar = false")
-    return con
 
 
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -193,7 +178,7 @@ class Store:
 
     def command_sql(self, name: str) -> str:
         """The text of queries/commands/<name>.sql."""
-        return (sql_dir("queries") / "commands" / f"{name}.sql").read_text(encoding="utf-8")
+        return sql("commands", name)
 
 
 def _views_digest() -> str:

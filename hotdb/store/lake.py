@@ -47,42 +47,44 @@ import duckdb
 
 from hotdb import limits
 from hotdb.errors import DatabaseError, UsageError
+from hotdb.resources import sql, sql_names
 from hotdb.store import lake_files
 from hotdb.store.connection import Store
 from hotdb.store.failpoints import failpoint
 from hotdb.store.lake_files import component
 from hotdb.store.loader import LoadResult, load
-from hotdb.store.resources import sql_dir
 
 # tables of the schema that hold no data of a model: the database's own bookkeeping
 _NOT_DATA = ("schema_migrations", "hotdb_meta", "family_compat")
 # the columns that tie a row to an ingest, most specific first
 _KEYS = ("ingest_id", "run_id", "source_id", "model_id")
 ID_RANGE_BITS = 24
-# the rows of a table that ingest $ingest wrote, by the table's key column
-_INGEST_ROWS = {
-    "ingest_id": "ingest_id = $ingest",
-    "run_id": "run_id IN (SELECT run_id FROM runs WHERE ingest_id = $ingest)",
-    "source_id": "source_id IN (SELECT source_id FROM sources WHERE ingest_id = $ingest)",
-    "model_id": "model_id = (SELECT model_id FROM ingests WHERE ingest_id = $ingest)",
-    None: "true",  # every workload the ingest's rows name; readers keep one row per key
-}
-# what the ladder re-decided: every run of the model when IR or tasks came, else the new run
-_REMATCHED_ROWS = ("run_id IN (SELECT run_id FROM runs WHERE ingest_id = $ingest) OR (EXISTS (SELECT 1 FROM sources "
-                   "WHERE ingest_id = $ingest AND role <> 'profile') AND run_id IN (SELECT run_id FROM runs WHERE "
-                   "model_id = (SELECT model_id FROM ingests WHERE ingest_id = $ingest)))")
+# the rows of a table that an ingest wrote, by the table's key column (queries/lake/write_*.sql);
+# a table of rows shared by key (workloads) is written whole: readers keep one row per key
+_WRITE = {"ingest_id": "write_ingest_id", "run_id": "write_run_id", "source_id": "write_source_id",
+          "model_id": "write_model_id", None: "write_table"}
+# a database file's rows of some ingests, their ids moved into the lake's (queries/lake/copy_*.sql)
+_COPY = {"ingest_id": "copy_ingest_id", "run_id": "copy_run_id", "source_id": "copy_source_id", None: "copy_shared"}
 
 
 @cache
 def tables() -> dict[str, str | None]:
     """Every data table of the schema, with the column that ties its rows to an ingest
     (None: rows shared by every ingest that meets them, e.g. workloads)."""
+    columns: dict[str, set[str]] = {}
     with Store(":memory:") as store:
-        names = [r[0] for r in store.con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE NOT internal ORDER BY table_name").fetchall()
-            if r[0] not in _NOT_DATA]
-        columns = {name: {r[0] for r in store.con.execute(f"DESCRIBE {name}").fetchall()} for name in names}
-    return {name: next((k for k in _KEYS if k in columns[name]), None) for name in names}
+        for table, column in store.con.execute(sql("lake", "schema_tables")).fetchall():
+            if table not in _NOT_DATA:
+                columns.setdefault(table, set()).add(column)
+    return {name: next((k for k in _KEYS if k in names), None) for name, names in columns.items()}
+
+
+def _table(name: str) -> str:
+    """A table's name, once checked to be one of the schema's: the only names lake.py
+    writes into SQL."""
+    if name not in tables():
+        raise ValueError(f"{name!r} is not a table of the lake")
+    return name
 
 
 def model_id_of(name: str) -> int:
@@ -91,17 +93,14 @@ def model_id_of(name: str) -> int:
 
 
 def table_sql(table: str) -> str:
-    """The query reading one lake table from its files, the list $files (queries/lake/: a
-    table's own file where several files may hold one row, else table.sql)."""
-    folder = sql_dir("queries") / "lake"
-    path = folder / f"{table}.sql"
-    return (path if path.exists() else folder / "table.sql").read_text(encoding="utf-8")
+    """The query reading one lake table from the relation `files` of its files
+    (queries/lake/: a table's own file where several files may hold one row, else table.sql)."""
+    return sql("lake", table if table in sql_names("lake") else "table")
 
 
 def _legacy_sql(table: str) -> str | None:
     """How a table is read from the `nodes.parquet` files of lakes written before schema 6."""
-    path = sql_dir("queries") / "lake" / f"legacy_{table}.sql"
-    return path.read_text(encoding="utf-8") if path.exists() else None
+    return sql("lake", f"legacy_{table}") if f"legacy_{table}" in sql_names("lake") else None
 
 
 class Lake:
@@ -127,15 +126,17 @@ class Lake:
 
     def _relation(self, con: duckdb.DuckDBPyConnection, table: str, folders: list[Path]) -> str | None:
         """A query reading a table's rows from these folders (old layouts included), over
-        views of their files that the Parquet reader made (no path is written into SQL);
-        None when no folder holds the table."""
-        parts = []
-        for kind, sql, files in (("new", table_sql(table), self.files(table, folders)),
-                                 ("old", _legacy_sql(table), self.files("nodes", folders) if _legacy_sql(table) else [])):
+        views of the table's query on the relation `files` the Parquet reader makes of
+        them (no path is written into SQL, only the views' names); None when no folder
+        holds the table."""
+        views = []
+        for kind, query, files in (("new", table_sql(table), self.files(table, folders)),
+                                   ("old", _legacy_sql(table), self.files("nodes", folders) if _legacy_sql(table) else [])):
             if files:
-                con.read_parquet(files, union_by_name=True, hive_partitioning=False).create_view(f"_lake_{kind}_{table}")
-                parts.append(f"FROM ({sql.replace('{files}', f'_lake_{kind}_{table}')})")
-        return " UNION ALL BY NAME ".join(parts) if parts else None
+                view = f"_lake_{kind}_{_table(table)}"
+                con.read_parquet(files, union_by_name=True, hive_partitioning=False).query("files", query).create_view(view)
+                views.append(view)
+        return " UNION ALL BY NAME ".join(f"FROM {view}" for view in views) or None
 
     # -- reading ------------------------------------------------------------------------
     def reader(self, model: str | None = None) -> Store:
@@ -150,7 +151,7 @@ class Lake:
                 continue  # the migrated, empty table stands in
             # The files stand in for the migrated table, read by name into its columns:
             # files written before a column was added give NULL there.
-            store.con.execute(f"ALTER TABLE {table} RENAME TO _lake_columns_{table}")
+            store.con.execute(f"ALTER TABLE {_table(table)} RENAME TO _lake_columns_{table}")
             store.con.sql(f"FROM _lake_columns_{table} UNION ALL BY NAME {relation}").create_view(table)
         return store
 
@@ -165,12 +166,12 @@ class Lake:
                 continue
             relation = self._relation(store.con, table, folders)
             if relation is not None:
-                store.con.execute(f"INSERT INTO {table} BY NAME {relation}")
-        if not store.con.execute("SELECT count(*) FROM models").fetchall()[0][0]:
-            store.con.execute("INSERT INTO models VALUES (?, ?, now())", [model_id_of(model), model])
+                store.con.execute(f"INSERT INTO {_table(table)} BY NAME {relation}")
+        store.con.execute(sql("lake", "context_model"), {"model_id": model_id_of(model), "name": model})
         base = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
         for sequence in ("ingest_id_seq", "source_id_seq", "run_id_seq"):
-            store.con.execute(f"CREATE OR REPLACE SEQUENCE {sequence} START {base + 1}")
+            # DuckDB takes no parameter in DDL: the start is an int this function drew
+            store.con.execute(f"CREATE OR REPLACE SEQUENCE {sequence} START {int(base) + 1}")
         return store
 
     # -- writing ------------------------------------------------------------------------
@@ -186,11 +187,11 @@ class Lake:
             if progress != seen:  # other writers landed since the last try: they are not stuck
                 progress, deadline = seen, time.monotonic() + timeout
             with self._context(model, with_runs=model_level) as store:
-                before = {r[0] for r in store.con.execute("SELECT ingest_id FROM ingests").fetchall()}
+                before = {r[0] for r in store.con.execute(sql("lake", "ingest_ids")).fetchall()}
                 result = load(store, model, items, **load_options)
                 if result.nothing_new:
                     return result
-                ingest_id, = [r[0] for r in store.con.execute("SELECT ingest_id FROM ingests").fetchall() if r[0] not in before]
+                ingest_id, = [r[0] for r in store.con.execute(sql("lake", "ingest_ids")).fetchall() if r[0] not in before]
                 # a folder is named for its run; an ingest of several runs (two pasted tables) for itself
                 outcome = self._land(store, model, ingest_id, result.run_label if len(result.run_labels) == 1 else None)
             if outcome == "landed":
@@ -229,13 +230,13 @@ class Lake:
 
             rematch_models(store.con)
             staging = lake_files.staging_folder(self.root)
-            store.con.execute("COPY kernel_match_results TO $path (FORMAT parquet)",
-                              {"path": str(staging / "kernel_match_results.parquet")})
+            _write(store.con, "write_table", staging / "kernel_match_results.parquet",
+                   {"table": "kernel_match_results"})
             os.rename(staging, self.model_dir(model) / f"run=_rematch-{uuid.uuid4().hex[:12]}")
 
     def _land(self, store: Store, model: str, ingest_id: int, run_label: str | None) -> str:
         con = store.con
-        sources = [r[0] for r in con.execute("SELECT content_sha256 FROM sources WHERE ingest_id = ?", [ingest_id]).fetchall()]
+        sources = [r[0] for r in con.execute(sql("lake", "ingest_contents"), {"ingest": ingest_id}).fetchall()]
         staging = lake_files.staging_folder(self.root)
         claims: list[Path] = []
         try:
@@ -269,11 +270,13 @@ class Lake:
     def _write_rows(self, con: duckdb.DuckDBPyConnection, ingest_id: int, folder: Path) -> None:
         """This ingest's rows (and the matches it re-decided) as one Parquet file per table."""
         for table, key in tables().items():
-            where = _INGEST_ROWS[key] if table != "kernel_match_results" else _REMATCHED_ROWS
-            sql = f"SELECT * FROM {table} WHERE {where}"
-            params = {"ingest": ingest_id} if "$ingest" in where else {}
-            if con.execute(f"SELECT count(*) FROM ({sql})", params).fetchall()[0][0]:
-                con.execute(f"COPY ({sql}) TO $path (FORMAT parquet)", {**params, "path": str(folder / f"{table}.parquet")})
+            path = folder / f"{table}.parquet"
+            if table == "kernel_match_results":  # what the ladder re-decided, not only the ingest's own runs
+                _write(con, "write_rematched", path, {"ingest": ingest_id})
+            elif key is None:
+                _write(con, _WRITE[key], path, {"table": table})
+            else:
+                _write(con, _WRITE[key], path, {"table": table, "ingest": ingest_id})
 
     # -- maintenance --------------------------------------------------------------------
     def export(self, db_path: Path) -> dict:
@@ -281,22 +284,20 @@ class Lake:
         rest, ids moved into a fresh range (model ids to the lake's)."""
         source = Store(db_path, create=False, read_only=True)
         con = source.con
-        models = [r[0] for r in con.execute("SELECT name FROM models ORDER BY model_id").fetchall()]
+        models = con.execute(sql("lake", "export_models")).fetchall()
         counts = {"models": 0, "runs": 0}
-        for name in models:
+        for old_model_id, name in models:
             with self._context(name) as store:
                 new_model_id = model_id_of(name)
                 offset = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
-                old_model_id = con.execute("SELECT model_id FROM models WHERE name = ?", [name]).fetchall()[0][0]
                 self._copy_model(con, store.con, old_model_id, new_model_id, offset)
                 from hotdb.store.rematch import rematch_models
 
                 rematch_models(store.con, [new_model_id])
                 ingests = [r[0] for r in store.con.execute(
-                    "SELECT ingest_id FROM ingests WHERE model_id = ? AND ingest_id > ? ORDER BY 1",
-                    [new_model_id, offset]).fetchall()]
+                    sql("lake", "model_ingests"), {"model_id": new_model_id, "after": offset}).fetchall()]
                 for ingest_id in ingests:
-                    run = store.con.execute("SELECT label FROM runs WHERE ingest_id = ?", [ingest_id]).fetchall()
+                    run = store.con.execute(sql("lake", "ingest_run"), {"ingest": ingest_id}).fetchall()
                     outcome = self._land(store, name, ingest_id, run[0][0] if run else None)
                     if outcome != "landed":
                         raise DatabaseError(f"{self.root}: {name}: ingest {ingest_id} of {db_path} was not exported: "
@@ -309,25 +310,22 @@ class Lake:
     @staticmethod
     def _copy_model(src, dst, old_model_id: int, new_model_id: int, offset: int) -> None:
         """One model's rows of a database file, its ids moved into the lake's (a fresh range)."""
-        ingests = [r[0] for r in src.execute("SELECT ingest_id FROM ingests WHERE model_id = ?", [old_model_id]).fetchall()]
-        shift = {"ingest_id", "source_id", "run_id", "baseline_run_id"}
+        ingests = [r[0] for r in src.execute(sql("lake", "model_ingests"),
+                                             {"model_id": old_model_id, "after": None}).fetchall()]
         for table, key in tables().items():
             if table in ("models", "kernel_match_results"):
                 continue  # the lake's model row is made by the context; matches are re-decided
-            columns = [r[0] for r in src.execute(f"DESCRIBE {table}").fetchall()]
-            exprs = [f"{c} + $offset AS {c}" if c in shift else ("$model::BIGINT AS model_id" if c == "model_id" else c)
-                     for c in columns]
-            where = _INGEST_ROWS[key].replace("ingest_id = $ingest", "ingest_id IN (SELECT unnest($ingests))")
-            sql = f"SELECT {', '.join(exprs)} FROM {table} WHERE {where}"
-            params = {name: value for name, value in (("offset", offset), ("model", new_model_id), ("ingests", ingests))
-                      if f"${name}" in sql}
-            frame = src.sql(sql, params=params).to_arrow_table()
+            params = {"table": table}
+            if key is not None:
+                params.update(ingests=ingests, offset=offset)
+            if key == "ingest_id":  # tables tied by ingest are those that carry the model id
+                params["model_id"] = new_model_id
+            frame = src.sql(sql("lake", _COPY[key]), params=params).to_arrow_table()
             dst.register("_frame", frame)
-            if key is None:  # workloads: shared by key
-                dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _frame WHERE workload_key NOT IN "
-                            f"(SELECT workload_key FROM {table})")
+            if key is None:  # rows shared by key (workloads): those the lake lacks
+                dst.execute(sql("lake", f"insert_{table}"))
             else:
-                dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _frame")
+                dst.execute(f"INSERT INTO {_table(table)} BY NAME FROM _frame")
             dst.unregister("_frame")
 
     def manifests(self, prefix: str | None = None) -> dict:
@@ -384,9 +382,7 @@ class Lake:
             staging = lake_files.staging_folder(self.root)
             try:
                 for table in tables():
-                    if store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]:
-                        store.con.execute(f"COPY {table} TO $path (FORMAT parquet)",
-                                          {"path": str(staging / f"{table}.parquet")})
+                    _write(store.con, "write_table", staging / f"{table}.parquet", {"table": table})
                 # what this folder replaces: the live folders, and what they replaced (a kill
                 # may have left those on disk, and their own markers go with them)
                 names = sorted({f.name for f in folders} | lake_files.replaced(model_dir, folders))
@@ -409,6 +405,13 @@ class Lake:
             if folder.name in graves:
                 shutil.rmtree(folder, ignore_errors=True)
                 failpoint("compact-deleting")
+
+
+def _write(con: duckdb.DuckDBPyConnection, name: str, path: Path, params: dict) -> None:
+    """Rows as a Parquet file by queries/lake/<name>.sql (a COPY); a file of no rows is
+    removed: readers take a table's absence for no rows."""
+    if not con.execute(sql("lake", name), {**params, "path": str(path)}).fetchall()[0][0]:
+        path.unlink()
 
 
 def _write_error(root: Path, exc: Exception) -> DatabaseError:

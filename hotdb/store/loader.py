@@ -26,10 +26,10 @@ from hotdb.ingest.rows import (
     TuningRecordRow,
     column_names,
 )
+from hotdb.resources import sql
 from hotdb.store.connection import Store, rollback
 from hotdb.store.failpoints import failpoint
 from hotdb.store.rematch import rematch_models, rematch_runs
-from hotdb.store.resources import sql_dir
 from hotdb.version import __version__
 from hotdb.workload.targets import canonical as canonical_target
 
@@ -58,12 +58,12 @@ class LoadResult:
         return self.run_labels[-1] if self.run_labels else None
 
     @property
-    def added_rows(self) -> int:
-        return sum(f.rows for f in self.files if f.source_id is not None)
-
-    @property
     def nothing_new(self) -> bool:
         return all(f.source_id is None for f in self.files)
+
+
+# the tables rows are inserted into by name: the only names the loader writes into SQL
+_ROW_TABLES = frozenset({"node_signatures", "node_samples", "graph_nodes", "ir_calls", "tasks", "tuning_records"})
 
 
 def _append(store: Store, source: Source, table: str, prefix: dict, rows: list, row_class) -> None:
@@ -78,18 +78,33 @@ def _typed_arrow(store: Store, source: Source, table: str, names: list[str], row
     a column cannot hold is the source's error."""
     import pyarrow as pa
 
-    schema = store.con.sql(f"SELECT {', '.join(names)} FROM {table} LIMIT 0").to_arrow_table().schema
+    columns = _table_schema(store, table)
+    schema = pa.schema([columns.field(name) for name in names])
     try:
         return pa.table({name: [getattr(row, name) for row in rows] for name in names}, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         raise _unstorable(source, rows, schema) from None
 
 
+def _table_schema(store: Store, table: str):
+    """A table's columns as an Arrow schema (the types rows are built in)."""
+    return store.con.sql(sql("load", "table_types"), params={"table": table}).to_arrow_table().schema
+
+
 def _insert_arrow(store: Store, table: str, prefix: dict, frame) -> None:
+    """Insert an Arrow table's rows by column name, each with the `prefix` values (the run
+    or source they belong to)."""
+    import pyarrow as pa
+
+    if table not in _ROW_TABLES:
+        raise ValueError(f"the loader inserts no rows into {table!r}")
+    columns = _table_schema(store, table)
+    for name, value in prefix.items():
+        column = columns.field(name)
+        frame = frame.append_column(column, pa.repeat(pa.scalar(value, column.type), len(frame)))
     store.con.register("_rows", frame)
     try:
-        store.con.execute(f"INSERT INTO {table} BY NAME SELECT {''.join(f'? AS {k}, ' for k in prefix)}* FROM _rows",
-                          list(prefix.values()))
+        store.con.execute(f"INSERT INTO {table} BY NAME FROM _rows")  # a name of _ROW_TABLES, never data
     finally:
         store.con.unregister("_rows")
 
@@ -122,12 +137,12 @@ def _unstorable(source: Source, rows: list, schema) -> Exception:
     return RuntimeError("rows could not be converted to Arrow, but every value converts alone")
 
 
-def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[NodeRow], calls: str,
-                 params: dict | None = None) -> None:
+def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[NodeRow]) -> None:
     """The one way nodes are stored, whatever read them: a node_signatures row per distinct
-    kernel signature (signature_id = its position in `signatures`), and each call from the
-    relation `calls` (node_index, signature, time_us, calls, device, line_no; `signature`
-    the key of `signatures` it belongs to), as node_calls rows (queries/load/node_calls.sql)."""
+    kernel signature (signature_id = its position in `signatures`), and each call of the
+    relation `_calls` the caller made (node_index, signature, time_us, calls, device,
+    line_no, call_share_pct, call_start_us; `signature` the key of `signatures` it belongs
+    to), as node_calls rows (queries/load/node_calls.sql)."""
     import pyarrow as pa
 
     frame = _typed_arrow(store, source, "node_signatures", list(SIGNATURE_COLUMNS), signatures)
@@ -138,8 +153,7 @@ def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[Nod
         "reported_share_pct": pa.array([r.reported_share_pct for r in signatures], type=pa.float64()),
         "start_us": pa.array([r.start_us for r in signatures], type=pa.float64())}))
     try:
-        store.con.execute((sql_dir("queries") / "load" / "node_calls.sql").read_text(encoding="utf-8").format(calls=calls),
-                          {"run_id": run_id, **(params or {})})
+        store.con.execute(sql("load", "node_calls"), {"run_id": run_id})
     finally:
         store.con.unregister("_signature_ids")
 
@@ -166,7 +180,7 @@ def _insert_node_rows(store: Store, source: Source, run_id: int, rows: list[Node
     calls = calls.append_column("call_start_us", pa.array([r.start_us for r in rows], type=pa.float64()))
     store.con.register("_calls", calls)
     try:
-        insert_nodes(store, source, run_id, signatures, "_calls")
+        insert_nodes(store, source, run_id, signatures)
     finally:
         store.con.unregister("_calls")
 
@@ -179,18 +193,19 @@ def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTab
 
     store.con.register("_signature_numbers", pa.table({"signature_number": pa.array(numbers, type=pa.uint64()),
                                                        "signature": pa.array(range(len(numbers)), type=pa.int64())}))
+    store.con.read_parquet(str(table.calls_path)).create_view("_call_file")
     try:
-        insert_nodes(store, source, run_id, [table.signatures[n] for n in keys],
-                     "(SELECT f.* EXCLUDE (signature), n.signature, NULL::DOUBLE AS call_share_pct, "
-                     "NULL::DOUBLE AS call_start_us FROM read_parquet($calls_path) AS f "
-                     "JOIN _signature_numbers AS n ON n.signature_number = f.signature)",
-                     {"calls_path": str(table.calls_path)})
+        store.con.execute(sql("load", "file_calls"))
+        insert_nodes(store, source, run_id, [table.signatures[n] for n in keys])
     finally:
+        store.con.execute("DROP VIEW IF EXISTS _calls")
+        store.con.execute("DROP VIEW IF EXISTS _call_file")
         store.con.unregister("_signature_numbers")
 
 
-def _scalar(store: Store, sql: str, params=None):
-    rows = store.con.execute(sql, params or []).fetchall()
+def _scalar(store: Store, name: str, params: dict):
+    """The first value of queries/load/<name>.sql (None: no row)."""
+    rows = store.con.execute(sql("load", name), params).fetchall()
     return rows[0][0] if rows else None
 
 
@@ -215,13 +230,12 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
     files: list[LoadedFile] = []
     con.begin()
     try:
-        model_id = _scalar(store, "SELECT model_id FROM models WHERE name = ?", [model])
+        model_id = _scalar(store, "model_id", {"name": model})
         new_items = []
         for source, fmt, parsed in items:
             previous = None
             if model_id is not None:
-                previous = _scalar(store, "SELECT path FROM sources WHERE model_id = ? AND content_sha256 = ?",
-                                   [model_id, source.sha256])
+                previous = _scalar(store, "stored_source", {"model_id": model_id, "sha256": source.sha256})
             if previous is None and any(s.sha256 == source.sha256 for s, _, _ in new_items):
                 previous = next(s.label for s, _, _ in new_items if s.sha256 == source.sha256)
             if previous is not None:
@@ -232,35 +246,26 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
             rollback(con)
             return LoadResult(model, [], files)
         if model_id is None:
-            model_id = _scalar(store, "INSERT INTO models (model_id, name, created_at) VALUES (nextval('model_id_seq'), ?, ?) RETURNING model_id", [model, now])
-        ingest_id = _scalar(store, "INSERT INTO ingests (ingest_id, model_id, started_at, hotdb_version) VALUES (nextval('ingest_id_seq'), ?, ?, ?) RETURNING ingest_id",
-                            [model_id, now, __version__])
+            model_id = _scalar(store, "new_model", {"name": model, "now": now})
+        ingest_id = _scalar(store, "new_ingest", {"model_id": model_id, "now": now, "hotdb_version": __version__})
         made: list[str] = []
         profile_labels = dict(zip((id(p) for _, _, p in profiles), labels))
         for source, fmt, parsed in new_items:
-            source_id = _scalar(store, """
-                INSERT INTO sources (source_id, ingest_id, model_id, path, format, role, content_sha256,
-                                     size_bytes, row_count, warnings)
-                VALUES (nextval('source_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                RETURNING source_id""",
-                [ingest_id, model_id, source.label, fmt, parsed.role, source.sha256, source.size,
-                 parsed.row_count, parsed.warnings])
+            source_id = _scalar(store, "new_source", {
+                "ingest_id": ingest_id, "model_id": model_id, "path": source.label, "format": fmt, "role": parsed.role,
+                "sha256": source.sha256, "size_bytes": source.size, "row_count": parsed.row_count,
+                "warnings": parsed.warnings})
             files.append(LoadedFile(source.label, fmt, parsed.role, parsed.row_count, source_id, None, parsed.warnings))
             label = None
             if parsed.role == "profile":
                 label = _new_run(store, model, model_id, ingest_id, source_id, parsed, profile_labels.get(id(parsed)),
-                                 tags, target, now)
+                                 tags, target, now, run_meta or {})
                 made.append(label)
-                for column, value in (run_meta or {}).items():
-                    if column not in RUN_META_COLUMNS:
-                        raise ValueError(f"unknown run column {column}")
-                    store.con.execute(f"UPDATE runs SET {column} = ? WHERE label = ?", [value, label])
             _store_rows(store, source, source_id, parsed, label)
         if any(parsed.role != "profile" for _, _, parsed in new_items):
             rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
         elif made:
-            rematch_runs(con, [row[0] for row in con.execute(
-                "SELECT run_id FROM runs WHERE label IN (SELECT unnest(?))", [made]).fetchall()])
+            rematch_runs(con, [row[0] for row in con.execute(sql("load", "run_ids"), {"labels": made}).fetchall()])
         failpoint("before-commit")
         _commit(con)
     except BaseException:
@@ -282,22 +287,24 @@ def _commit(con) -> None:
 
 
 def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id: int, parsed: Parsed,
-             run_label: str | None, tags, target, now) -> str:
+             run_label: str | None, tags, target, now, run_meta: dict) -> str:
+    unknown = sorted(set(run_meta) - set(RUN_META_COLUMNS))
+    if unknown:
+        raise ValueError(f"unknown run column {unknown[0]}")
     if run_label is None:
-        count = _scalar(store, "SELECT count(*) FROM runs WHERE model_id = ?", [model_id])
+        count = _scalar(store, "run_count", {"model_id": model_id})
         run_label = f"{model}-{count + 1}"
-        while _scalar(store, "SELECT count(*) FROM runs WHERE label = ?", [run_label]):
+        while _scalar(store, "label_taken", {"label": run_label}):
             count += 1
             run_label = f"{model}-{count + 1}"
-    elif _scalar(store, "SELECT count(*) FROM runs WHERE label = ?", [run_label]):
+    elif _scalar(store, "label_taken", {"label": run_label}):
         raise UsageError(f"a run labelled {run_label!r} already exists; choose another --run label")
     info = parsed.run
-    store.con.execute("""
-        INSERT INTO runs (run_id, model_id, ingest_id, source_id, label, created_at, target, device,
-                          tvm_version, profile_variant, reported_total_us, tags)
-        VALUES (nextval('run_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        [model_id, ingest_id, source_id, run_label, now, canonical_target(target or info.target), info.device,
-         info.tvm_version, info.variant, info.reported_total_us, tags or {}])
+    store.con.execute(sql("load", "new_run"), {
+        "model_id": model_id, "ingest_id": ingest_id, "source_id": source_id, "label": run_label, "now": now,
+        "target": canonical_target(target or info.target), "device": info.device, "tvm_version": info.tvm_version,
+        "profile_variant": info.variant, "reported_total_us": info.reported_total_us, "tags": tags or {},
+        **{column: run_meta.get(column) for column in RUN_META_COLUMNS}})
     return run_label
 
 
@@ -305,7 +312,7 @@ def _store_rows(store: Store, source: Source, source_id: int, parsed: Parsed, la
     for row in parsed.tasks + parsed.records:  # one form, so that records and runs find their tasks
         row.target = canonical_target(row.target)
     if parsed.nodes or parsed.node_table is not None:
-        run_id = _scalar(store, "SELECT run_id FROM runs WHERE label = ?", [label])
+        run_id = _scalar(store, "run_ids", {"labels": [label]})
         if parsed.nodes:
             _insert_node_rows(store, source, run_id, parsed.nodes)
         _append(store, source, "node_samples", {"run_id": run_id}, parsed.samples, SampleRow)
@@ -316,9 +323,8 @@ def _store_rows(store: Store, source: Source, source_id: int, parsed: Parsed, la
     _append(store, source, "tasks", {"source_id": source_id}, parsed.tasks, TaskRow)
     _append(store, source, "tuning_records", {"source_id": source_id}, parsed.records, TuningRecordRow)
     if parsed.workloads:
-        known = {row[0] for row in store.con.execute(
-            "SELECT workload_key FROM workloads WHERE workload_key IN (SELECT unnest(?))",
-            [list(parsed.workloads)]).fetchall()}
+        known = {row[0] for row in store.con.execute(sql("load", "known_workloads"),
+                                                     {"keys": list(parsed.workloads)}).fetchall()}
         fresh = [(w.key, w.family, w.dtype, list(w.data), list(w.weight), list(w.out), w.attrs_json(), w.flops)
                  for key, w in parsed.workloads.items() if key not in known]
         if fresh:

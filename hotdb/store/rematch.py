@@ -11,22 +11,21 @@ from __future__ import annotations
 
 import duckdb
 
-from hotdb.store.resources import sql_dir
+from hotdb.resources import sql
 
 
 def rematch_models(con: duckdb.DuckDBPyConnection, model_ids: list[int] | None = None) -> None:
     """Replace the stored matches of every run of these models (all models when None)."""
     if model_ids is None:
-        model_ids = [row[0] for row in con.execute("SELECT model_id FROM models").fetchall()]
+        model_ids = [row[0] for row in con.execute(sql("load", "model_ids")).fetchall()]
     if not model_ids:
         return
-    runs = [row[0] for row in con.execute(
-        "SELECT run_id FROM runs WHERE model_id IN (SELECT unnest($models))", {"models": model_ids}).fetchall()]
+    runs = [row[0] for row in con.execute(sql("load", "runs_of_models"), {"models": model_ids}).fetchall()]
     rematch_runs(con, runs)
 
 
 def rematch_runs(con: duckdb.DuckDBPyConnection, run_ids: list[int]) -> None:
     if not run_ids:
         return
-    con.execute("DELETE FROM kernel_match_results WHERE run_id IN (SELECT unnest($runs))", {"runs": run_ids})
-    con.execute((sql_dir("queries") / "load" / "rematch.sql").read_text(encoding="utf-8"), {"runs": run_ids})
+    con.execute(sql("load", "forget_matches"), {"runs": run_ids})
+    con.execute(sql("load", "rematch"), {"runs": run_ids})

@@ -7,6 +7,9 @@
 
 A macro documents its parameters with `@param`. Names starting with `_` are private:
 they are created and commented like the others but left out of the public docs.
+
+The files of queries/<folder>/ (commands, load, lake, read) are one statement each, their
+header saying the same of their parameters, and the columns they return (`read_query`).
 """
 
 from __future__ import annotations
@@ -61,8 +64,54 @@ def read_view(path: Path) -> ViewFile:
                     match.group(1).lower(), documented["param"])
 
 
-def sql_statements(path: Path) -> list[str]:
-    """The statements of a SQL file of several, each ending with ';' at the end of a line."""
-    text = path.read_text(encoding="utf-8")
-    return [part.strip() for part in re.split(r";[ \t]*$", text, flags=re.M) if part.strip() and
-            any(not line.lstrip().startswith("--") for line in part.strip().splitlines())]
+@dataclass
+class QueryFile:
+    """A file of queries/<folder>/: one statement, its header saying what it takes and gives.
+
+        -- What the query answers.
+        --
+        -- @param run_id  the run's id          <- one per $name the body uses
+        -- @returns rank, task_name, ...        <- its result columns, in order (continued
+        --          time_us, calls                 on indented lines); `*`: the columns of
+                                                   the table it reads
+    """
+
+    path: Path
+    description: str
+    params: dict[str, str] = field(default_factory=dict)
+    returns: list[str] = field(default_factory=list)
+    sql: str = ""
+
+    @property
+    def used_params(self) -> list[str]:
+        """The $names its body uses, in order of first use."""
+        body = "\n".join(line.split("--", 1)[0] for line in self.sql.splitlines())
+        body = re.sub(r"'(?:[^']|'')*'", "''", body)  # a $ inside a string literal is no parameter
+        return list(dict.fromkeys(re.findall(r"\$(\w+)", body)))
+
+
+def read_query(path: Path) -> QueryFile:
+    sql = path.read_text(encoding="utf-8")
+    description: list[str] = []
+    params: dict[str, str] = {}
+    returns: list[str] = []
+    current: str | None = None  # the @param or @returns a continuation line belongs to
+    for line in sql.splitlines():
+        if not line.startswith("--"):
+            break
+        text = line[2:].strip()
+        if m := _COLUMN.match(text):
+            if m.group(1) != "param":
+                raise ValueError(f"{path}: @{m.group(1)} in a query's header (expected @param or @returns)")
+            current = m.group(2)
+            params[current] = m.group(3).strip()
+        elif text.startswith("@returns"):
+            current = "@returns"
+            returns += [c.strip() for c in text.removeprefix("@returns").split(",") if c.strip()]
+        elif current == "@returns" and text:
+            returns += [c.strip() for c in text.split(",") if c.strip()]
+        elif current is not None and text:
+            params[current] += " " + text
+        elif current is None:
+            description.append(line[3:] if line.startswith("-- ") else line[2:])
+    return QueryFile(path, "\n".join(description).strip(), params, returns, sql)

@@ -12,7 +12,13 @@
 -- item with at least two real samples a side; ratio_low/high: the 95 % confidence interval
 -- of the ratio B / A (Hodges-Lehmann). A change is significant when p <= 0.05 and the
 -- medians differ by at least $threshold_pct.
--- Parameters: $a, $b (run ids), $by ('workload' | 'kernel' | 'op'), $threshold_pct.
+--
+-- @param a  run A's id
+-- @param b  run B's id
+-- @param by  what an item is: 'workload' | 'kernel' | 'op'
+-- @param threshold_pct  the least change of the medians, in %, that is significant
+-- @returns item, task_name, task_args, time_a_us, time_b_us, delta_us, ratio, ratio_low,
+--          ratio_high, samples_a, samples_b, p_value, significant, verdict
 WITH node_items AS (
     SELECT n.run_id, n.node_index, n.time_us, n.sample_count > 0 AS sampled,
            CASE WHEN $by = 'op' THEN 'op ' || n.kernel_family

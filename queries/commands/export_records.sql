@@ -1,5 +1,9 @@
 -- Tuning-record lines, unchanged, of the tasks an export selected, in file order.
--- Parameters: $model_ids (list), $tuner, $tasks (list of task_name || ' ' || task_args).
+--
+-- @param model_ids  the models whose records are exported (a list of ids)
+-- @param tuner  the tuner of the tasks
+-- @param tasks  the tasks, each task_name || ' ' || task_args (a list)
+-- @returns raw_line
 SELECT r.raw_line
 FROM tuning_records AS r
 JOIN tasks AS t ON t.source_id = r.source_id AND t.task_index = r.task_index

@@ -6,8 +6,13 @@
 -- time or share of their own, so that exported times and shares add up to at most the
 -- run's. A selected workload no task of the model computes is a row with task_name NULL.
 -- `task_share_pct` is the share a tuner should weigh the task by (the row's share).
--- Parameters: $run_id, $coverage_pct (NULL: every matched workload), $basis ('tunable' |
--- 'run': shares of the tunable kernel time or of the whole run).
+--
+-- @param run_id  the run's id
+-- @param coverage_pct  the coverage cut, in % (NULL: every matched workload)
+-- @param basis  'tunable' | 'run': shares of the tunable kernel time or of the whole run
+-- @returns rank, tuner, task_name, task_args, workload, weight, structural_hash, calls, time_us,
+--          share_pct, cumulative_pct, records, best_cost_us, source_id, task_index, chosen,
+--          task_share_pct
 WITH selected AS (
     SELECT t.*,
            CASE WHEN $basis = 'run' THEN t.run_share_pct ELSE t.share_pct END AS basis_share_pct,

@@ -1,5 +1,10 @@
 -- One item's time across runs, oldest first, with the run's metadata.
--- Parameters: $model (NULL: every model), $task (task name or NULL), $workload (key or NULL).
+--
+-- @param model  the model's name (NULL: every model)
+-- @param task  the task's name (NULL: any)
+-- @param workload  the workload's key (NULL: any)
+-- @returns run, model, created_at, task_name, workload, time_us, calls, share_pct, tvm_version,
+--          target, device, tags
 SELECT r.label AS run, m.name AS model, r.created_at, t.task_name, t.workload_key AS workload,
        t.time_us, t.calls, t.share_pct, r.tvm_version, target_text(r.target) AS target, r.device, r.tags
 FROM task_times AS t

@@ -1,5 +1,8 @@
--- The latest runs, newest first: of one model, or of every model. Parameters: $model (NULL: any),
--- $limit.
+-- The latest runs, newest first: of one model, or of every model.
+--
+-- @param model  the model's name (NULL: any)
+-- @param limit  how many runs
+-- @returns run_id, label, model
 SELECT r.run_id, r.label, m.name AS model
 FROM runs AS r JOIN models AS m USING (model_id)
 WHERE $model IS NULL OR m.name = $model

@@ -1,5 +1,8 @@
 -- Every node of one run with its task or candidates, the rule that decided and how sure.
--- Parameters: $run_id.
+--
+-- @param run_id  the run's id
+-- @returns node_index, node, func_name, time_us, task_name, task_args, workload, method,
+--          confidence, candidates, candidate_keys, reason
 SELECT node_index, node_name AS node, func_name, time_us, task_name, task_args,
        workload_key AS workload, method, confidence, candidates, candidate_keys, reason
 FROM node_matches

@@ -1,5 +1,7 @@
 -- The IRs a model's live captures were made from (runs.ir_sha256), newest first.
--- Parameters: $model.
+--
+-- @param model  the model's name
+-- @returns ir_sha256, last_captured
 SELECT r.ir_sha256, max(r.created_at) AS last_captured
 FROM runs AS r JOIN models AS m USING (model_id)
 WHERE m.name = $model AND r.ir_sha256 IS NOT NULL

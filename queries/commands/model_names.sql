@@ -1,2 +1,4 @@
--- Every model's name. Parameters: none.
+-- Every model's name.
+--
+-- @returns name
 SELECT name FROM models ORDER BY name

@@ -1,4 +1,6 @@
 -- Every model with its runs, sources and tasks.
+--
+-- @returns model, created_at, runs, sources, tasks, ir_calls
 SELECT m.name AS model, m.created_at,
        (SELECT count(*) FROM runs AS r WHERE r.model_id = m.model_id) AS runs,
        (SELECT count(*) FROM sources AS s WHERE s.model_id = m.model_id) AS sources,

@@ -1,6 +1,8 @@
 -- What the model of a run has besides its profiles, for the hints under a ranking: tasks
 -- to rank (any tuner, printed, logged or captured) and IR that gives kernels their workloads.
--- Parameters: $run_id.
+--
+-- @param run_id  the run's id
+-- @returns model, has_tasks, has_ir
 SELECT m.name AS model,
        count(*) FILTER (s.role = 'tasks') > 0 AS has_tasks,
        count(*) FILTER (s.role = 'ir') > 0 AS has_ir

@@ -1,7 +1,10 @@
 -- Whether two runs are of the same build: the same IR (a live capture's hash of its IR
 -- text; for ingested files, the same IR source content) and the same target, for the
 -- warning a comparison of different builds carries. NULL where a run does not say.
--- Parameters: $a, $b (run ids).
+--
+-- @param a  one run's id
+-- @param b  the other's
+-- @returns same_ir, same_target, target_a, target_b
 WITH ir AS (
     SELECT r.run_id, coalesce(r.ir_sha256, s.content_sha256) AS ir, r.target
     FROM runs AS r

@@ -1,4 +1,7 @@
 -- Every run with its model, time and how much of it is matched.
+--
+-- @returns run, model, created_at, nodes, kernels, total_time_us, matched_pct, with_task_pct,
+--          ambiguous_pct, not_tunable_pct, device, target, profile_variant, tags
 SELECT r.label AS run, m.name AS model, r.created_at, t.nodes, t.kernels, t.total_time_us,
        t.matched_pct, t.with_task_pct, t.ambiguous_pct, t.not_tunable_pct,
        r.device, target_text(r.target) AS target, r.profile_variant, r.tags

@@ -1,6 +1,9 @@
 -- The printed task listings of a model (Task(...) reprs in extraction order, not logs),
 -- newest first, with the position of every task in them: where `tvmc tune --tasks`
--- numbers come from. Parameters: $model_id.
+-- numbers come from.
+--
+-- @param model_id  the model's id
+-- @returns source_id, task_name, task_args, task_index
 SELECT s.source_id, t.task_name, t.task_args, t.task_index
 FROM sources AS s
 JOIN tasks AS t USING (source_id)

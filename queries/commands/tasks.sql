@@ -3,7 +3,10 @@
 -- best one. The target is shown as TVM's text form. A task listed without a target (a printed
 -- Task repr) is the same task as a logged one with the same name and args, and is only
 -- listed on its own when no log names a target for it.
--- Parameters: $model (NULL: every model).
+--
+-- @param model  the model's name (NULL: every model)
+-- @returns model, tuner, task_name, task_args, target, workload, op_family, variant, weight,
+--          formats, records, valid_records, best_cost_us, best_config_index
 WITH rows AS (
     SELECT m.name AS model, t.tuner, t.task_name, t.task_args, t.target, t.workload_key, t.op_family,
            t.variant, t.args_flat, t.weight, s.format, t.source_id, t.task_index

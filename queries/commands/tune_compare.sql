@@ -1,6 +1,10 @@
 -- Before and after tuning, per kernel symbol and for the whole model.
 -- `tuned` marks the kernels a valid tuning record was applied to in the new build.
--- Parameters: $baseline (run_id), $tuned (run_id), $tuned_kernels (their names).
+--
+-- @param baseline  the untuned run's id
+-- @param tuned  the tuned run's id
+-- @param tuned_kernels  the kernels a valid tuning record was applied to (a list of names)
+-- @returns item, tuned, calls, before_us, after_us, speedup
 WITH k AS (
     SELECT run_id, func_name, sum(time_us) AS time_us, sum(calls) AS calls
     FROM nodes WHERE run_id IN ($baseline, $tuned) AND is_kernel GROUP BY ALL

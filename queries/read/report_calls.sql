@@ -2,7 +2,8 @@
 -- columns, checked, in file order (a call's rowid is its node index).
 -- Placeholders (the reader fills them from the report's header, quoted): {signature}, an
 -- expression hashing the signature columns; {duration}, {count}, {device}: the columns
--- (or NULL); {scan}: the report read by DuckDB (its path a parameter).
+-- (or NULL); {scan}: the report read by DuckDB (its path the parameter $path of the
+-- statement {scan} is part of, not of this file).
 CREATE TABLE calls AS
 SELECT {signature} AS signature,
        TRY_CAST(replace({duration}, ',', '') AS DOUBLE) AS time_us,

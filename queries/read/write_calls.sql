@@ -1,6 +1,8 @@
 -- The large-file report reader's result: the calls' per-call columns in file order, to a
 -- Parquet file the loader reads (hotdb/store/loader.py). Placeholder: {line}, how a call's
--- line is computed (NULL where calls have none). Parameters: $path.
+-- line is computed (NULL where calls have none).
+--
+-- @param path  the Parquet file
 COPY (SELECT rowid::INTEGER AS node_index, signature, time_us,
              greatest(trunc(calls_real), 1)::INTEGER AS calls, device, {line} AS line_no
       FROM calls ORDER BY rowid)

@@ -1,0 +1,24 @@
+"""A DuckDB connection with hotdb's settings: the one factory, for the store and for the
+readers of ingest/ that let DuckDB scan a large file."""
+
+from __future__ import annotations
+
+import duckdb
+
+from hotdb import limits
+
+
+def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with hotdb's settings. HOTDB_MEMORY_LIMIT (e.g. 500MB) caps
+    DuckDB's buffer pool, and with it the memory of an ingest of any size: what does not
+    fit spills to disk (DuckDB's default is 80 % of RAM)."""
+    # no extension is fetched or loaded behind the user's back (a SQLite file given as a
+    # database would make DuckDB download its reader)
+    config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    limit = limits.memory_limit()
+    if limit:
+        config["memory_limit"] = limit
+    con = duckdb.connect(database, read_only=read_only, config=config)
+    # DuckDB draws a progress bar for queries over 2 s on stdout, into `-f json|csv` output
+    con.execute("SET enable_progress_bar = false")
+    return con

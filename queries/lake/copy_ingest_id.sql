@@ -1,0 +1,14 @@
+-- A database file's rows of some ingests (`hotdb lake import`), for a table whose rows are
+-- tied to an ingest by ingest_id, their ids moved into the lake's: every id column (ingest,
+-- source, run, baseline run) shifted by $offset, the model id replaced by the lake's.
+--
+-- @param table  a table of the schema with that column (lake.py: tables)
+-- @param ingests  the ingests (a list)
+-- @param offset  the start of the fresh id range
+-- @param model_id  the model's id in the lake
+-- @returns *
+SELECT COLUMNS(lambda c: c IN ('ingest_id', 'source_id', 'run_id', 'baseline_run_id')) + $offset,
+       COLUMNS(lambda c: c NOT IN ('ingest_id', 'source_id', 'run_id', 'baseline_run_id', 'model_id')),
+       $model_id::BIGINT AS model_id
+FROM query_table($table)
+WHERE ingest_id IN (SELECT unnest($ingests))
