@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from hotdb.capture import tuning
 from hotdb.api import Hotdb
+from hotdb.capture import tuning
 from hotdb.capture.models import load_model
 from hotdb.capture.profile import capture, fuse, parse_target
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import DATA, parse, sample
+
 from hotdb.errors import ParseError
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import DATA, table_counts
 
 CORPUS = DATA / "bad"

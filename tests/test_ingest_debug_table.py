@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import DATA, parse, sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, parse, sample
 from hotdb.errors import ParseError
 
 

@@ -9,10 +9,10 @@ import json
 import re
 
 import pytest
+from conftest import DATA, PASTES, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, PASTES, parse
 from hotdb.ingest import files
 from hotdb.ingest.base import Source
 from hotdb.ingest.relay import RelayText

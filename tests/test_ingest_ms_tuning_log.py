@@ -8,10 +8,10 @@ import json
 import re
 
 import pytest
+from conftest import DATA, PASTES, parse, table_counts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, PASTES, parse, table_counts
 from hotdb.errors import ParseError
 from hotdb.ingest import REGISTRY, get
 from hotdb.ingest.base import Source

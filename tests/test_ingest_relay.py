@@ -6,10 +6,10 @@ import json
 import re
 
 import pytest
+from conftest import DATA, parse, sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, parse, sample
 from hotdb.errors import ParseError
 from hotdb.ingest import get
 from hotdb.ingest.base import Source

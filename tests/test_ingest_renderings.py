@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import DATA, PASTES
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, PASTES
 from hotdb.ingest import unrender
 
 RENDERED = PASTES / "renderings"  # real texts: ../shared/real/pastes/renderings/ (SOURCES.md in tests/data)

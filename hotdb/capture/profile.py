@@ -28,11 +28,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from hotdb.version import __version__
-from hotdb.workload.targets import canonical as canonical_target
 from hotdb.errors import UsageError
 from hotdb.ingest.derive import derive
 from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow
+from hotdb.version import __version__
+from hotdb.workload.targets import canonical as canonical_target
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 

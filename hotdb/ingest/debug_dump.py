@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 
 from hotdb.ingest.base import DUMP_FILES, Source
-from hotdb.ingest.graph_json import load_json_value
 from hotdb.ingest.derive import derive
+from hotdb.ingest.graph_json import load_json_value
 from hotdb.ingest.rows import GraphNodeRow, NodeRow, Parsed, RunInfo
 
 
