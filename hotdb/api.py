@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hotdb.ops import capture, compare, export, ingest, rank, runs, sql, tune
+from hotdb.ops import lake as lakes
 from hotdb.result import Result
 from hotdb.store.database import Database
 
@@ -53,7 +54,8 @@ class Hotdb:
     def top(self, *, by: str = "task", coverage: float | None = None, run: str | None = None, model: str | None = None,
             all_models: bool = False, weights: dict[str, float] | None = None, share_of: str = "tunable",
             projected: bool = False) -> Result:
-        """Tasks (nodes, op families) ranked by time; with `coverage`, the fewest that reach it (hotdb/ops/rank.py)."""
+        """Tasks (nodes, op families) ranked by time; with `coverage`, the fewest that reach it;
+        `weights` (with `all_models`) scale each model's times, each a number above 0 (hotdb/ops/rank.py)."""
         return rank.top(self.database, by=by, coverage=coverage, run=run, model=model, all_models=all_models,
                         weights=weights, share_of=share_of, projected=projected)
 
@@ -65,9 +67,14 @@ class Hotdb:
                              all_models=all_models, weights=weights, share_of=share_of)
 
     def compare(self, run_a: str | None = None, run_b: str | None = None, *, by: str = "task", threshold: float = 0.0,
-                model: str | None = None) -> Result:
-        """Two runs per task (kernel, op) with a significance test (hotdb/ops/compare.py)."""
-        return compare.compare(self.database, run_a, run_b, by=by, threshold=threshold, model=model)
+                model: str | None = None, fail_above_pct: float | None = None,
+                allow_different_builds: bool = False) -> Result:
+        """Two runs per task (kernel, op) with a significance test. With `fail_above_pct`, a
+        regression gate: raises errors.Regressions when a significant regression exceeds it
+        (the 95 % interval above), errors.DifferentBuilds when the runs are of different IR or
+        target and not `allow_different_builds`; both carry the comparison (hotdb/ops/compare.py)."""
+        return compare.compare(self.database, run_a, run_b, by=by, threshold=threshold, model=model,
+                               fail_above_pct=fail_above_pct, allow_different_builds=allow_different_builds)
 
     def history(self, *, model: str | None = None, task: str | None = None, workload: str | None = None) -> Result:
         """One task's or workload's time across runs (hotdb/ops/compare.py)."""
@@ -109,13 +116,13 @@ class Hotdb:
 
     # -- lakes ------------------------------------------------------------------------------
     def lake_import(self, lake: str | Path) -> dict:
-        """Copy this database file into a lake (hotdb/store/lake.py)."""
-        return self.database.lake_at(lake, create=True).export(self.database.file)
+        """Copy this database file into a lake (hotdb/ops/lake.py)."""
+        return lakes.lake_import(self.database, lake)
 
     def lake_compact(self, lake: str | Path) -> dict:
-        """Merge each model's lake folders into one, re-matching its runs (hotdb/store/lake.py)."""
-        return self.database.lake_at(lake).compact()
+        """Merge each model's lake folders into one, re-matching its runs (hotdb/ops/lake.py)."""
+        return lakes.lake_compact(self.database, lake)
 
     def lake_manifests(self, lake: str | Path, prefix: str | None = None) -> dict:
-        """A symlink manifest per lake table, for Trino, Hive and Athena (hotdb/store/lake.py)."""
-        return self.database.lake_at(lake).manifests(prefix)
+        """A symlink manifest per lake table, for Trino, Hive and Athena (hotdb/ops/lake.py)."""
+        return lakes.lake_manifests(self.database, lake, prefix)

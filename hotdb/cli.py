@@ -11,7 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotdb.errors import HotdbError
+from hotdb import choices
+from hotdb.errors import DifferentBuilds, HotdbError, Regressions
 from hotdb.output import write_whole
 
 app = typer.Typer(
@@ -23,35 +24,17 @@ app = typer.Typer(
 _state = {"db": None, "lake": None, "debug": False}
 
 
-class OutputFormat(str, Enum):
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
+def _choices(name: str, values: tuple[str, ...]) -> type[Enum]:
+    """An enum of an option's choices (hotdb/choices.py), for typer to offer and check;
+    members named as the values are ("autotvm-log": autotvm_log)."""
+    return Enum(name, [(value.replace("-", "_"), value) for value in values], type=str)
 
 
-class ExportFormat(str, Enum):  # hotdb/ops/export.py: FORMATS (a test holds them equal)
-    autotvm_log = "autotvm-log"
-    autotvm_tasks = "autotvm-tasks"
-    ansor_log = "ansor-log"
-    tvmc_tasks = "tvmc-tasks"
-    metaschedule = "metaschedule"
-    json = "json"
-    csv = "csv"
-
-
-class CompareBy(str, Enum):  # hotdb/ops/compare.py: COMPARE_BY
-    task = "task"
-    workload = "workload"
-    node = "node"
-    kernel = "kernel"
-    op = "op"
-
-
-class TopBy(str, Enum):
-    task = "task"
-    node = "node"
-    op = "op"
+OutputFormat = _choices("OutputFormat", choices.OUTPUT_FORMATS)
+ExportFormat = _choices("ExportFormat", choices.EXPORT_TO)
+CompareBy = _choices("CompareBy", choices.COMPARE_BY)
+TopBy = _choices("TopBy", choices.TOP_BY)
+ShareOf = _choices("ShareOf", choices.SHARE_OF)
 
 
 def _checked(low: float, high: float = math.inf, *, low_open: bool = False, what: str = "a number"):
@@ -90,11 +73,6 @@ def _duration(text: str | None) -> float | None:
     if total <= 0:
         raise typer.BadParameter(f"expected a duration above 0, got {text!r}")
     return total
-
-
-class ShareOf(str, Enum):
-    tunable = "tunable"
-    run = "run"
 
 
 ShareOfOption = Annotated[ShareOf, typer.Option(
@@ -177,6 +155,17 @@ def ingest(
     render.ingest_summary(result)
 
 
+def _weights(values: list[str]) -> dict[str, float]:
+    """--weight MODEL=NUMBER as {model: number}; which numbers a weight may be is the API's."""
+    weights = {}
+    for key, value in _tags(values).items():
+        try:
+            weights[key] = float(value)
+        except ValueError:
+            raise typer.BadParameter(f"expected MODEL=NUMBER, got {key}={value}", param_hint="--weight") from None
+    return weights
+
+
 @app.command()
 def top(
     coverage: Annotated[Optional[float], typer.Option("--coverage", help="Keep the fewest rows that cover PCT % of the run's time.", metavar="PCT", callback=_PERCENT)] = None,
@@ -191,17 +180,10 @@ def top(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank by time with share and cumulative share (tasks: of the tunable kernel time)."""
-    weights = {}
-    for key, value in _tags(weight).items():
-        try:
-            weights[key] = float(value)
-        except ValueError:
-            raise typer.BadParameter(f"expected MODEL=NUMBER, got {key}={value}", param_hint="--weight") from None
-        if not math.isfinite(weights[key]) or weights[key] <= 0:
-            raise typer.BadParameter(f"expected a weight above 0, got {key}={value}", param_hint="--weight")
     from hotdb import words
 
-    result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models, weights=weights,
+    result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models,
+                        weights=_weights(weight),
                         share_of=share_of.value, projected=projected)
     _render(result, fmt, words.top(result))
 
@@ -245,28 +227,32 @@ def compare(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Compare two runs per task with a significance test; a CI gate with --fail-on-regression."""
-    from hotdb import render, words
+    from hotdb import words
 
-    result = _api().compare(run_a, run_b, by=by.value, threshold=threshold, model=model)
-    warning = words.different_builds(result.facts)
-    if warning:
+    try:
+        result = _api().compare(run_a, run_b, by=by.value, threshold=threshold, model=model,
+                                fail_above_pct=fail_on_regression, allow_different_builds=allow_different_builds)
+    except DifferentBuilds as exc:  # refused before the comparison is shown: only its warnings are
+        _warn(words.compare_warnings(exc.result.facts))
+        raise
+    except Regressions as exc:  # shown, then refused (main says why)
+        _show_comparison(exc.result, fmt)
+        raise
+    _show_comparison(result, fmt)
+
+
+def _warn(warnings: list[str]) -> None:
+    from hotdb import render
+
+    for warning in warnings:
         render.warn(warning)
-        if fail_on_regression is not None and not allow_different_builds:
-            render.error("--fail-on-regression compares builds of the same IR and target; "
-                         "give --allow-different-builds to judge these anyway")
-            raise typer.Exit(1)
-    _render(result, fmt, words.compare(result))
-    if fail_on_regression is not None:
-        # the regression exceeds PCT % with 95 % confidence: the ratio's interval lies above it
-        worst = [r for r in result.records() if r["verdict"] == "regression" and r["item"] != "(end to end)"
-                 and r["ratio_low"] is not None and (r["ratio_low"] - 1) * 100 > fail_on_regression]
-        if worst:
-            from hotdb import render
 
-            render.error(f"{len(worst)} significant regressions above {fail_on_regression:g} %: "
-                         + ", ".join(f"{r['task_name'] or r['item']} x{r['ratio']:.3f} "
-                                     f"(95 % interval {r['ratio_low']:.3f}-{r['ratio_high']:.3f})" for r in worst))
-            raise typer.Exit(1)
+
+def _show_comparison(result, fmt: OutputFormat) -> None:
+    from hotdb import words
+
+    _warn(words.compare_warnings(result.facts))
+    _render(result, fmt, words.compare(result))
 
 
 @app.command()
@@ -341,15 +327,8 @@ def models(fmt: FormatOption = OutputFormat.table) -> None:
     _render(result, fmt, words.models(result))
 
 
-def _some_sql(text: str) -> str:
-    if not text.strip():
-        raise typer.BadParameter('no SQL given: pass one query, e.g. hotdb sql "SELECT * FROM runs"')
-    return text
-
-
 @app.command()
-def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and views (see docs/views.md).",
-                                             callback=_some_sql)],
+def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and views (see docs/views.md).")],
         fmt: FormatOption = OutputFormat.table) -> None:
     """Run one read-only query on the database or lake: no writes, files, attaches or extensions."""
     from hotdb import words
@@ -423,19 +402,13 @@ def tune(
 ) -> None:
     """Tune the hotspots with MetaSchedule in rounds: tune, apply, re-profile, repeat on the new times."""
     from hotdb import render, words
-    from hotdb.errors import TuneFailed
 
-    try:
-        with render.progress() as progress:
-            result = _api().tune(model, coverage=coverage, trials=trials, per_task_max=per_task_max,
-                                 work_dir=work_dir, target=target, repeat=repeat, build_timeout_s=build_timeout,
-                                 run_timeout_s=run_timeout, share_of=share_of.value, budget_s=budget,
-                                 min_gain_pct=min_gain, max_rounds=rounds, progress=progress, notify=render.warn,
-                                 inform=render.note)
-    except TuneFailed as exc:
-        if exc.limit in words.TUNE_LIMIT_OPTIONS:
-            exc.args = (f"{exc} Raise it with {words.TUNE_LIMIT_OPTIONS[exc.limit]} SECONDS.",)
-        raise
+    with render.progress() as progress:
+        result = _api().tune(model, coverage=coverage, trials=trials, per_task_max=per_task_max,
+                             work_dir=work_dir, target=target, repeat=repeat, build_timeout_s=build_timeout,
+                             run_timeout_s=run_timeout, share_of=share_of.value, budget_s=budget,
+                             min_gain_pct=min_gain, max_rounds=rounds, progress=progress, notify=render.warn,
+                             inform=render.note)
     _render(result, fmt, words.tune(result))
 
 
@@ -552,10 +525,10 @@ def main() -> None:
     except HotdbError as exc:
         if _state["debug"] or "--debug" in sys.argv:
             raise
-        from hotdb import render
+        from hotdb import render, words
 
-        render.error(str(exc))
-        sys.exit(1)
+        render.error(words.error(exc))
+        sys.exit(exc.exit_code)  # the one map from errors to exit codes: hotdb/errors.py
     except typer.Abort:
         sys.exit(130)
     except typer.Exit as exc:

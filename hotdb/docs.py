@@ -44,10 +44,10 @@ COMMAND_CODE = {
     "tune": "`hotdb/ops/tune.py`; MetaSchedule: `hotdb/capture/tuning.py`; `queries/commands/baseline_run.sql`, `tune_compare.sql`",
     "zoo": "`hotdb/capture/zoo.py`",
     "example": "`hotdb/examples/` (the bundled build, written by `make_vgg16.py`)",
-    "lake": "`hotdb/store/lake.py`",
-    "import": "`hotdb/store/lake.py`: `Lake.export`",
-    "compact": "`hotdb/store/lake.py`: `Lake.compact`",
-    "manifest": "`hotdb/store/lake.py`: `Lake.manifests`",
+    "lake": "`hotdb/ops/lake.py` over `hotdb/store/lake.py`",
+    "import": "`hotdb/ops/lake.py`: `lake_import` (`hotdb/store/lake.py`: `Lake.export`)",
+    "compact": "`hotdb/ops/lake.py`: `lake_compact` (`hotdb/store/lake.py`: `Lake.compact`)",
+    "manifest": "`hotdb/ops/lake.py`: `lake_manifests` (`hotdb/store/lake.py`: `Lake.manifests`)",
 }
 ROOT = Path(__file__).resolve().parents[1]
 _RUN = re.compile(r"^<!-- run: (hotdb [^\n]*) -->\n```text\n.*?^```$", re.M | re.S)

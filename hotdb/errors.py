@@ -1,4 +1,5 @@
-"""Errors a user can act on. The CLI prints them without a traceback (unless --debug)."""
+"""Errors a user can act on. The CLI prints them without a traceback (unless --debug) and
+exits with their `exit_code`: the one map from errors to exit codes."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 
 class HotdbError(Exception):
     """Any error caused by input or usage rather than by a bug in hotdb."""
+
+    exit_code = 1
 
 
 class ParseError(HotdbError):
@@ -27,6 +30,14 @@ class UsageError(HotdbError):
     """A command that cannot be carried out as asked (unknown run, bad option value...)."""
 
 
+class BadArgument(UsageError):
+    """A value that cannot mean anything, whatever the database holds (an empty query, a
+    weight not above 0, a choice not offered): refused before the database is opened, with
+    the exit code of the command line's own usage errors."""
+
+    exit_code = 2
+
+
 class DatabaseError(HotdbError):
     """The database cannot be opened or written (locked, newer schema, ...)."""
 
@@ -37,9 +48,31 @@ class CaptureError(HotdbError):
 
 class TuneFailed(HotdbError):
     """A tune in which no trial measured a time. `limit` names the tune's setting that
-    caused it, where one did ("build_timeout_s" or "run_timeout_s"), for the CLI to say
-    which option raises it."""
+    caused it, where one did ("build_timeout_s" or "run_timeout_s"), for the CLI's words
+    (hotdb/words.py: error) to say which option raises it."""
 
     def __init__(self, message: str, *, trials: int, failures: dict[str, int], limit: str | None = None):
         super().__init__(message)
         self.trials, self.failures, self.limit = trials, failures, limit
+
+
+class GateFailed(HotdbError):
+    """A comparison that a regression gate refused. `result` is the comparison, for the
+    caller to show: the gate decides, the caller only reports."""
+
+    def __init__(self, message: str, *, result):
+        super().__init__(message)
+        self.result = result
+
+
+class DifferentBuilds(GateFailed):
+    """The gate judges runs of one IR and target, and these two are not (unless it is
+    allowed to judge different builds)."""
+
+
+class Regressions(GateFailed):
+    """Significant regressions above the gate's percentage: `regressions`, their rows."""
+
+    def __init__(self, message: str, *, result, regressions: list[dict]):
+        super().__init__(message, result=result)
+        self.regressions = regressions

@@ -23,8 +23,6 @@ from hotdb.words import View, figure, plain
 if TYPE_CHECKING:
     from hotdb.store.loader import LoadResult
 
-FORMATS = ("table", "json", "jsonl", "csv")
-
 
 def _plain_terminal() -> bool:
     """NO_COLOR (no-color.org) and TERM=dumb ask for text without any escape sequence:

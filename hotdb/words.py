@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hotdb.errors import DifferentBuilds, TuneFailed
 from hotdb.result import Result
 
 
@@ -163,6 +164,11 @@ def different_builds(facts: dict) -> str | None:
             "a change may be the model's or the target's, not the code's")
 
 
+def compare_warnings(facts: dict) -> list[str]:
+    """The warnings a comparison carries (before its table)."""
+    return [warning for warning in [different_builds(facts)] if warning]
+
+
 def history(result: Result) -> View:
     return View(f"history of {result.facts['item']}", HISTORY_COLUMNS)
 
@@ -190,6 +196,17 @@ def tune(result: Result) -> View:
 
 # the option that sets each of a tune's limits, for errors that name one
 TUNE_LIMIT_OPTIONS = {"build_timeout_s": "--build-timeout", "run_timeout_s": "--run-timeout"}
+
+
+def error(exc: Exception) -> str:
+    """An error as the command line says it: the API's words, and the option that would
+    change the outcome where one would (the API names no option)."""
+    if isinstance(exc, DifferentBuilds):
+        return ("--fail-on-regression compares builds of the same IR and target; "
+                "give --allow-different-builds to judge these anyway")
+    if isinstance(exc, TuneFailed) and exc.limit in TUNE_LIMIT_OPTIONS:
+        return f"{exc} Raise it with {TUNE_LIMIT_OPTIONS[exc.limit]} SECONDS."
+    return str(exc)
 
 
 def export_notes(facts: dict) -> list[str]:

@@ -96,11 +96,10 @@ def test_every_usage_error_exits_2(cli, args):
 
 
 def test_choices_are_the_librarys_own():
-    from hotdb.ops.compare import COMPARE_BY
-    from hotdb.ops.export import FORMATS
+    from hotdb import choices
 
-    assert [f.value for f in ExportFormat] == list(FORMATS)
-    assert {b.value for b in CompareBy} == set(COMPARE_BY)
+    assert [f.value for f in ExportFormat] == list(choices.EXPORT_TO)
+    assert [b.value for b in CompareBy] == list(choices.COMPARE_BY)
 
 
 def test_global_options_before_or_after_the_command(cli, vgg16, db, tmp_path):

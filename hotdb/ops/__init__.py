@@ -8,4 +8,9 @@ errors with what went wrong in domain words, never in flag names.
     runs      runs, models, tasks, matches, listings   rank      top tasks, nodes, ops; coverage
     compare   two runs, one item's history             export    a coverage cut, in a tuner's format
     tune      hotspot tuning with MetaSchedule         sql       ad-hoc SQL
+    lake      a database file into a lake, compaction, manifests
+
+No use case imports another: what they share (which run a command means, the checks of
+values against hotdb/choices.py, fleet parameters, storing a live capture) is common.py,
+the one module of ops/ that the others import (tests/test_layers.py holds them to it).
 """

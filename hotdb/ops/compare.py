@@ -1,24 +1,29 @@
 """Runs against runs: two runs per item with a significance test (queries/commands/compare.sql),
-and one item's time across runs (history.sql)."""
+and one item's time across runs (history.sql); the regression gate that judges a comparison."""
 
 from __future__ import annotations
 
-from hotdb.errors import UsageError
+import math
+
+from hotdb import choices
+from hotdb.errors import BadArgument, DifferentBuilds, Regressions, UsageError
+from hotdb.ops.common import check_choice, resolve_run
 from hotdb.result import Result
 from hotdb.store.database import Database, query
 
-COMPARE_BY = {"task": "workload", "workload": "workload", "node": "kernel", "kernel": "kernel", "op": "op"}
+_ITEMS = {"task": "workload", "node": "kernel"}  # what compare.sql pairs by for each choice that is another's name
+END_TO_END = "(end to end)"  # the row of the whole run, which the gate does not judge
 
 
 def compare(database: Database, run_a: str | None = None, run_b: str | None = None, *, by: str = "task",
-            threshold: float = 0.0, model: str | None = None) -> Result:
+            threshold: float = 0.0, model: str | None = None, fail_above_pct: float | None = None,
+            allow_different_builds: bool = False) -> Result:
     """Run A against run B per task/workload (or kernel, or op), with a significance test
     on the repeated samples. Default: the two latest runs of one model (of `model`, else
-    of the latest run's model)."""
-    from hotdb.ops.runs import resolve_run
-
-    if by not in COMPARE_BY:
-        raise UsageError(f"a comparison is by task, workload, node (kernel) or op, not {by!r}")
+    of the latest run's model). With `fail_above_pct`, a regression gate (`gate`): raises
+    Regressions or DifferentBuilds, which carry the comparison."""
+    check_choice(by, choices.COMPARE_BY, "a comparison is by task, workload, node (kernel) or op")
+    _check_gate(fail_above_pct)
     with database.reader() as store:
         if run_a is None or run_b is None:
             if model is None:
@@ -35,14 +40,43 @@ def compare(database: Database, run_a: str | None = None, run_b: str | None = No
         from hotdb.stats import register
 
         register(store.con)
-        result = query(store, "compare", {"a": a, "b": b, "by": COMPARE_BY[by], "threshold_pct": threshold},
+        result = query(store, "compare", {"a": a, "b": b, "by": _ITEMS.get(by, by), "threshold_pct": threshold},
                        run_a=label_a, run_b=label_b, by=by)
         result.facts.update(query(store, "run_pair", {"a": a, "b": b}).records()[0])
     verdicts: dict[str, int] = {}
     for verdict in result.column("verdict"):
         verdicts[verdict] = verdicts.get(verdict, 0) + 1
     result.facts["verdicts"] = verdicts
+    if fail_above_pct is not None:
+        gate(result, fail_above_pct, allow_different_builds=allow_different_builds)
     return result
+
+
+def _check_gate(fail_above_pct: float | None) -> None:
+    if fail_above_pct is not None and (not math.isfinite(fail_above_pct) or fail_above_pct < 0):
+        raise BadArgument(f"a regression gate fails above a percentage of 0 or more, not {fail_above_pct}")
+
+
+def gate(result: Result, fail_above_pct: float, *, allow_different_builds: bool = False) -> None:
+    """The regression gate: raises Regressions when a significant regression exceeds
+    `fail_above_pct` % with 95 % confidence (the lower end of its ratio's interval lies
+    above it), and DifferentBuilds when the runs are of different IR or target (a change
+    may be the build's, not the code's) unless `allow_different_builds`."""
+    if different_builds(result.facts) and not allow_different_builds:
+        raise DifferentBuilds("the regression gate judges runs of the same IR and target; allow different builds "
+                              "to judge these anyway", result=result)
+    worst = [r for r in result.records() if r["verdict"] == "regression" and r["item"] != END_TO_END
+             and r["ratio_low"] is not None and (r["ratio_low"] - 1) * 100 > fail_above_pct]
+    if worst:
+        raise Regressions(f"{len(worst)} significant regressions above {fail_above_pct:g} %: "
+                          + ", ".join(f"{r['task_name'] or r['item']} x{r['ratio']:.3f} "
+                                      f"(95 % interval {r['ratio_low']:.3f}-{r['ratio_high']:.3f})" for r in worst),
+                          result=result, regressions=worst)
+
+
+def different_builds(facts: dict) -> bool:
+    """Whether a comparison's runs are of different IR or target (compare's facts)."""
+    return facts.get("same_ir") is False or facts.get("same_target") is False
 
 
 def history(database: Database, *, model: str | None = None, task: str | None = None,

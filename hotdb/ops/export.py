@@ -14,11 +14,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hotdb import choices
 from hotdb.errors import UsageError
+from hotdb.ops.common import check_choice, check_coverage, check_share_of, check_weights, fleet_params, resolve_run
 from hotdb.store.connection import Store
 from hotdb.store.database import Database, query, value
 
-FORMATS = ("autotvm-log", "autotvm-tasks", "ansor-log", "tvmc-tasks", "metaschedule", "json", "csv")
 _TUNER = {"autotvm-log": "autotvm", "autotvm-tasks": "autotvm", "ansor-log": "auto_scheduler",
           "tvmc-tasks": None, "metaschedule": "meta_schedule"}
 
@@ -35,13 +36,10 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
            weights: dict[str, float] | None = None, share_of: str = "tunable") -> Export:
     """The tasks a coverage cut selects, rendered for a tuner; shares of the run's tunable
     kernel time, or with `share_of="run"` of its whole time."""
-    from hotdb.ops.rank import check_coverage, check_share_of, fleet_params
-    from hotdb.ops.runs import resolve_run
-
-    if to not in FORMATS:
-        raise UsageError(f"the export format is one of {', '.join(FORMATS)}, not {to!r}")
+    check_choice(to, choices.EXPORT_TO, f"the export format is one of {', '.join(choices.EXPORT_TO)}")
     check_coverage(coverage)
     check_share_of(share_of)
+    check_weights(weights)
     with database.reader() as store:
         if all_models:
             if run or model:

@@ -3,22 +3,11 @@ fewest that reach a share of it (queries/commands/top_*.sql, over task_times & c
 
 from __future__ import annotations
 
+from hotdb import choices
 from hotdb.errors import UsageError
+from hotdb.ops.common import check_choice, check_coverage, check_share_of, check_weights, fleet_params, reached_pct, resolve_run
 from hotdb.result import Result
 from hotdb.store.database import Database, query
-
-TOP_BY = ("task", "node", "op")
-SHARE_OF = ("tunable", "run")  # what a task's share is of: the tunable kernels' time, or the whole run's
-
-
-def check_share_of(share_of: str) -> None:
-    if share_of not in SHARE_OF:
-        raise UsageError(f"shares are of {' or '.join(SHARE_OF)} time, not {share_of!r}")
-
-
-def check_coverage(coverage: float | None) -> None:
-    if coverage is not None and not 0 < coverage <= 100:
-        raise UsageError(f"coverage must be a percentage in (0, 100], not {coverage:g}")
 
 
 def top(database: Database, *, by: str = "task", coverage: float | None = None, run: str | None = None,
@@ -30,10 +19,9 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
     time (`share_of="run"`: of its whole time); nodes' and op families' of the whole run.
     With `all_models`, tasks over the latest run of every model (times scaled by
     `weights`), a workload shared by models counted once."""
-    from hotdb.ops.runs import resolve_run
-
     check_coverage(coverage)
     check_share_of(share_of)
+    check_weights(weights)
     asked_by = by
     if all_models:
         if by != "task" or run or model:
@@ -45,10 +33,9 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
                 raise UsageError(f"weights name unknown models: {', '.join(unknown)}")
             result = query(store, "top_all_models", fleet_params(weights, coverage), by="task", coverage=coverage,
                            all_models=True)
-        result.facts["reached_pct"] = result.rows[-1][result.columns.index("cumulative_pct")] if result.rows else None
+        result.facts["reached_pct"] = reached_pct(result)
         return result
-    if by not in TOP_BY:
-        raise UsageError(f"a ranking is by {', '.join(TOP_BY)}, not {by!r}")
+    check_choice(by, choices.TOP_BY, f"a ranking is by {', '.join(choices.TOP_BY)}")
     if projected and (by != "task" or share_of != "tunable"):
         raise UsageError("a projected ranking ranks tasks by their share of the projected tunable time")
     with database.reader() as store:
@@ -66,10 +53,5 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
         totals = query(store, "run_facts", {"run_id": run_id}).records()[0]
     result.facts.update(totals)
     result.facts.update(artifacts, asked_by=asked_by)
-    result.facts["reached_pct"] = result.rows[-1][result.columns.index("cumulative_pct")] if result.rows else None
+    result.facts["reached_pct"] = reached_pct(result)
     return result
-
-
-def fleet_params(weights: dict[str, float] | None, coverage: float | None) -> dict:
-    return {"weight_models": list((weights or {}).keys()), "weight_values": list((weights or {}).values()),
-            "coverage_pct": coverage}

@@ -1,27 +1,11 @@
-"""What the database holds: runs, models, tasks, node matches; which run a command means."""
+"""What the database holds: runs, models, tasks, node matches; the formats and models hotdb knows."""
 
 from __future__ import annotations
 
 from hotdb.errors import UsageError
+from hotdb.ops.common import resolve_run
 from hotdb.result import Result
-from hotdb.store.connection import Store
 from hotdb.store.database import Database, query
-
-
-def resolve_run(store: Store, run: str | None = None, model: str | None = None) -> tuple[int, str]:
-    """(run_id, label) of the run a command means: by label, else the model's latest run,
-    else the latest run of all."""
-    if run is not None:
-        found = query(store, "run_by_label", {"label": run}).rows
-        if not found:
-            latest = query(store, "latest_runs", {"model": None, "limit": 5}).column("label")
-            raise UsageError(f"no run labelled {run!r}" + (f"; latest runs: {', '.join(latest)}" if latest else ""))
-        return found[0]
-    found = query(store, "latest_runs", {"model": model, "limit": 1}).rows
-    if not found:
-        raise UsageError(f"model {model!r} has no runs" if model is not None
-                         else "the database has no runs yet; ingest a profile first")
-    return found[0][:2]
 
 
 def latest_run(database: Database, model: str | None = None) -> str:

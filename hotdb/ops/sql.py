@@ -9,7 +9,7 @@ FROM ..., WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE; and EXPLAIN).
 
 from __future__ import annotations
 
-from hotdb.errors import UsageError
+from hotdb.errors import BadArgument, UsageError
 from hotdb.result import Result
 from hotdb.store.database import Database
 
@@ -22,7 +22,7 @@ def sql(database: Database, text: str) -> Result:
     import duckdb
 
     if not text or not text.strip():
-        raise UsageError("no SQL given: pass one query, e.g. hotdb sql \"SELECT * FROM runs\"")
+        raise BadArgument("no SQL given: pass one query, e.g. hotdb sql \"SELECT * FROM runs\"")
     with database.reader() as store:
         try:
             statements = store.con.extract_statements(text)

@@ -18,10 +18,11 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotdb.errors import CaptureError, HotdbError, TuneFailed, UsageError
+from hotdb.errors import BadArgument, HotdbError, TuneFailed, UsageError
+from hotdb.ops.common import capture_run, check_coverage, check_share_of, database_item, model_name_for, store_capture
 from hotdb.result import Result
 from hotdb.store.database import Database, query, value
 from hotdb.workload.targets import canonical as canonical_target
@@ -34,21 +35,120 @@ BUILD_TIMEOUT_S = 120.0
 RUN_TIMEOUT_S = 60.0
 
 
-def plan(selection: list[dict], trials: int, per_task_max: int | None):
-    """The tasks to tune and their weights: the MetaSchedule tasks the run's kernels act
-    through (one per fused function: a workload fused with two epilogues is two tasks),
-    each weighted by its own kernels' share of runtime."""
-    from hotdb.capture.tuning import TunePlan
+def tune(database: Database, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
+         work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,
+         build_timeout_s: float | None = None, run_timeout_s: float | None = None, share_of: str = "tunable",
+         budget_s: float | None = None, min_gain_pct: float | None = None, max_rounds: int | None = None,
+         progress=None, notify=None, inform=None) -> Result:
+    """Tune the model's hotspots with MetaSchedule in rounds: each round tunes the tasks
+    covering `coverage` % of the latest run's times (weighted by measured share), applies
+    the database, re-profiles (a new run linked to the one before) and measures. Stops when
+    `trials` are spent, `budget_s` seconds have passed (a round is cut at the deadline),
+    the last round gained less than `min_gain_pct` % (off by default: a re-profile moves
+    1-5 % between runs here, so one noisy round would end a tune), after `max_rounds`, or
+    at Ctrl-C; what was tuned is kept and stored. `notify(text)` hears of failed trials, `inform(text)`
+    of each round's end. Raises TuneFailed when no trial of the first round measured a time."""
+    check_coverage(coverage)
+    check_share_of(share_of)
+    if repeat < 1:
+        raise BadArgument("a capture needs at least one timed repeat")
+    limits = _limits(build_timeout_s, run_timeout_s)
+    started = time.monotonic()
+    job = _start(database, model, target=target, repeat=repeat, work_dir=work_dir, progress=progress,
+                 settings=dict(coverage=coverage, share_of=share_of, per_task_max=per_task_max, limits=limits,
+                               trials=trials, remaining=trials, deadline=started + budget_s if budget_s else None,
+                               min_gain_pct=min_gain_pct, max_rounds=max_rounds, notify=notify, inform=inform))
+    try:
+        stopped = None
+        while stopped is None:
+            stopped = _next_round(job)
+    finally:
+        # the database once, as it stands after the last round (or the failed first one):
+        # every record stored once, under the model's own tasks
+        if (job.work / "database_tuning_record.json").exists():
+            database.load(job.model_name, [database_item(job.work)])
+    return _summary(job, stopped, time.monotonic() - started)
 
-    rows = [r for r in selection if r["tuner"] == "meta_schedule" and r["task_name"] and r["chosen"]]
-    if not rows:
-        raise UsageError("the coverage cut selects no MetaSchedule task of this run; profile the model "
-                         "(a live profile extracts MetaSchedule tasks) and try again")
-    if trials < len(rows):
-        raise UsageError(f"a budget of {trials} trials is fewer than the {len(rows)} selected tasks; "
-                         "give each at least one")
-    return TunePlan([r["task_name"] for r in rows], [float(r["task_share_pct"]) for r in rows], trials,
-                    per_task_max or trials)
+
+def _limits(build_timeout_s: float | None, run_timeout_s: float | None) -> tuple[float, float]:
+    """The per-trial (build, run) limits in seconds, the defaults where none is given."""
+    limits = (BUILD_TIMEOUT_S if build_timeout_s is None else build_timeout_s,
+              RUN_TIMEOUT_S if run_timeout_s is None else run_timeout_s)
+    for name, seconds in zip(("build", "run"), limits):
+        if not 0 < seconds < float("inf"):
+            raise BadArgument(f"the {name} time limit must be a positive number of seconds, not {seconds}")
+    return limits
+
+
+@dataclass
+class _Round:
+    number: int
+    run_id: int
+    label: str
+    tasks: list[str]
+    trials: int
+    valid: int
+    end_to_end_us: float | None
+    seconds: float
+
+
+@dataclass
+class _Job:
+    """One tune: what every round needs (the settings of `tune`), and what the rounds did."""
+
+    database: Database
+    model: str  # as given: a zoo name, a file
+    loaded: object
+    target: object
+    model_name: str  # as stored
+    work: Path
+    repeat: int
+    progress: object
+    baseline: tuple[int, str]  # (run_id, label)
+    profile_s: float | None  # the last profile's seconds (None until one is timed)
+    coverage: float
+    share_of: str
+    per_task_max: int | None
+    limits: tuple[float, float]
+    trials: int
+    remaining: int
+    deadline: float | None
+    min_gain_pct: float | None
+    max_rounds: int | None
+    notify: object
+    inform: object
+    trial_s: float | None = None
+    failures: dict = field(default_factory=dict)
+    rounds: list[_Round] = field(default_factory=list)
+    apply: object = None
+
+    @property
+    def current(self) -> tuple[int, str]:
+        """The run the next round starts from: the last round's, else the baseline."""
+        return (self.rounds[-1].run_id, self.rounds[-1].label) if self.rounds else self.baseline
+
+
+def _start(database: Database, model: str, *, target: str | None, repeat: int, work_dir, progress, settings) -> _Job:
+    """The job: the model loaded, its name as stored, and its baseline run (profiled first
+    when the model has none for this target and IR)."""
+    from hotdb.capture.models import load_model
+    from hotdb.capture.profile import parse_target
+
+    loaded = load_model(model)
+    target_obj = parse_target(target)
+    target_json = canonical_target(target_obj)
+    model_name, _ = model_name_for(database, loaded, None)
+    found, profile_s = baseline(database, model_name, target_json, loaded.ir_sha256), None
+    if found is None:
+        profile_started = time.monotonic()
+        result = capture_run(loaded, target_obj, model=model, repeat=repeat, progress=progress)
+        store_capture(database, model_name, loaded, result, stamp=str(target_obj))
+        profile_s = time.monotonic() - profile_started
+        found = baseline(database, model_name, target_json, loaded.ir_sha256)
+    # a name is data: only its safe characters reach a default folder name
+    work = Path(work_dir or "hotdb-tune-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("._"))
+    return _Job(database, model, loaded, target_obj, model_name, work, repeat, progress, tuple(found), profile_s,
+                **settings)
 
 
 def baseline(database: Database, model_name: str, target_json: str | None, ir_sha256: str | None) -> tuple[int, str] | None:
@@ -60,6 +160,101 @@ def baseline(database: Database, model_name: str, target_json: str | None, ir_sh
         return None
     return rows[0] if rows else None
 
+
+# -- selection: which tasks a round tunes -----------------------------------------------------
+
+
+def select(database: Database, run_id: int, coverage: float, share_of: str) -> list[dict]:
+    """The tasks a round tunes: the MetaSchedule tasks that the run's kernels act through
+    (one per fused function: a workload fused with two epilogues is two tasks) among the
+    rows of the run's coverage cut (queries/commands/export_selection.sql)."""
+    with database.reader() as store:
+        result = query(store, "export_selection", {"run_id": run_id, "coverage_pct": coverage, "basis": share_of})
+    rows = [dict(zip(result.columns, row)) for row in result.rows]
+    return [r for r in rows if r["tuner"] == "meta_schedule" and r["task_name"] and r["chosen"]]
+
+
+def plan(chosen: list[dict], trials: int, per_task_max: int | None):
+    """The tasks a round tunes (`select`'s) and their weights: each task weighted by its own
+    kernels' share of runtime, `trials` among them."""
+    from hotdb.capture.tuning import TunePlan
+
+    if not chosen:
+        raise UsageError("the coverage cut selects no MetaSchedule task of this run; profile the model "
+                         "(a live profile extracts MetaSchedule tasks) and try again")
+    if trials < len(chosen):
+        raise UsageError(f"a budget of {trials} trials is fewer than the {len(chosen)} selected tasks; "
+                         "give each at least one")
+    return TunePlan([r["task_name"] for r in chosen], [float(r["task_share_pct"]) for r in chosen], trials,
+                    per_task_max or trials)
+
+
+# -- a round: tune the selection, apply, re-profile -------------------------------------------
+
+
+def _next_round(job: _Job) -> str | None:
+    """Select, size and run one round; why the rounds end after it, or None to go on."""
+    chosen = select(job.database, job.current[0], job.coverage, job.share_of)
+    size = _round_size(job, len(chosen))
+    if job.rounds and size < len(chosen):  # what is left cannot give every hot task a trial
+        return "trials spent"
+    tune_plan = plan(chosen, size, job.per_task_max)
+    tune_plan.build_timeout_s, tune_plan.run_timeout_s = job.limits
+    if job.deadline is not None:
+        tune_plan.batch_max = 4
+    before = job.rounds[-1].end_to_end_us if job.rounds else _end_to_end(job.database, job.baseline[0])
+    outcome = _run_round(job, tune_plan)
+    return _stop(job, outcome, before, len(chosen))
+
+
+def _run_round(job: _Job, tune_plan):
+    """Tune `tune_plan`, apply the database and re-profile as the round's run; the outcome.
+    TuneFailed when no trial of the first round measured a time."""
+    from hotdb.capture import tuning
+
+    round_started = time.monotonic()
+    outcome = tuning.tune(job.loaded, job.target, tune_plan, job.work, job.progress, job.notify, deadline=job.deadline)
+    job.remaining -= outcome.trials
+    for kind, n in outcome.failures.items():
+        job.failures[kind] = job.failures.get(kind, 0) + n
+    if outcome.valid == 0 and not job.rounds:
+        raise _failed(outcome, tune_plan)
+    job.trial_s = (time.monotonic() - round_started) / outcome.trials if outcome.trials else job.trial_s
+    profile_started = time.monotonic()
+    job.apply = tuning.applier(job.work, job.target)
+    tags = {"tuned_from": job.current[1], "round": str(len(job.rounds) + 1), "tasks": ",".join(tune_plan.task_names),
+            "trials": str(outcome.trials), "valid_trials": str(outcome.valid), "coverage_pct": f"{job.coverage:g}"}
+    if not outcome.finished:
+        tags["interrupted"] = "deadline" if outcome.deadline_reached else "true"
+    run_id, label, e2e = _reprofile(job, tags)
+    job.profile_s = time.monotonic() - profile_started
+    job.rounds.append(_Round(len(job.rounds) + 1, run_id, label, tune_plan.task_names, outcome.trials, outcome.valid,
+                             e2e, time.monotonic() - round_started))
+    if job.inform:
+        job.inform(f"round {len(job.rounds)}: {len(tune_plan.task_names)} tasks, {outcome.valid} of {outcome.trials} "
+                   f"trials measured, end to end {e2e / 1000:,.2f} ms (run {label})" if e2e
+                   else f"round {len(job.rounds)} done")
+    return outcome
+
+
+def _reprofile(job: _Job, tags: dict) -> tuple[int, str, float | None]:
+    """Re-profile with the database applied, stored as a run linked to the current one:
+    (run_id, label, end-to-end median in us)."""
+    result = capture_run(job.loaded, job.target, model=job.model, failed="re-profiling with the tuned database failed",
+                         repeat=job.repeat, progress=job.progress, apply=job.apply)
+    loaded_result = store_capture(job.database, job.model_name, job.loaded, result, stamp="tuned", tags=tags,
+                                  run_meta={"baseline_run_id": job.current[0]})
+    with job.database.reader() as store:
+        run_id = value(store, "run_by_label", {"label": loaded_result.run_label})
+        return run_id, loaded_result.run_label, value(store, "run_end_to_end", {"run_id": run_id})
+
+
+def _end_to_end(database: Database, run_id: int) -> float | None:
+    with database.reader() as store:
+        return value(store, "run_end_to_end", {"run_id": run_id})
+
+
+# -- budget: how large a round is, and when the rounds stop -----------------------------------
 
 # Rounds. A round tunes the tasks that cover the cut on the *current* times, then applies
 # the database and re-profiles: once the hot tasks are tuned, the rest is the hotspot.
@@ -82,167 +277,49 @@ def round_trials(remaining: int, tasks: int, *, trial_s: float | None, profile_s
     return min(remaining, max(2 * tasks, wanted))
 
 
-@dataclass
-class _Round:
-    number: int
-    run_id: int
-    label: str
-    tasks: list[str]
-    trials: int
-    valid: int
-    end_to_end_us: float | None
-    seconds: float
+def _round_size(job: _Job, tasks: int) -> int:
+    """round_trials, and with a deadline no more than fit before it."""
+    size = round_trials(job.remaining, tasks, trial_s=job.trial_s, profile_s=job.profile_s, budget=job.trials)
+    if job.deadline is not None and job.trial_s:
+        # MetaSchedule stores a task's results only when it comes back to the task or
+        # ends: a round cut at the deadline loses what it had not stored, so a round is
+        # sized to end before it (the interrupt stays as the safety net)
+        fits = int((job.deadline - time.monotonic() - (job.profile_s or 0)) / job.trial_s)
+        size = min(size, max(2 * tasks, fits))
+    return size
 
 
-def tune(database: Database, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
-         work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,
-         build_timeout_s: float | None = None, run_timeout_s: float | None = None, share_of: str = "tunable",
-         budget_s: float | None = None, min_gain_pct: float | None = None, max_rounds: int | None = None,
-         progress=None, notify=None, inform=None) -> Result:
-    """Tune the model's hotspots with MetaSchedule in rounds: each round tunes the tasks
-    covering `coverage` % of the latest run's times (weighted by measured share), applies
-    the database, re-profiles (a new run linked to the one before) and measures. Stops when
-    `trials` are spent, `budget_s` seconds have passed (a round is cut at the deadline),
-    the last round gained less than `min_gain_pct` % (off by default: a re-profile moves
-    1-5 % between runs here, so one noisy round would end a tune), after `max_rounds`, or
-    at Ctrl-C; what was tuned is kept and stored. `notify(text)` hears of failed trials, `inform(text)`
-    of each round's end. Raises TuneFailed when no trial of the first round measured a time."""
-    from hotdb.capture import tuning
-    from hotdb.capture.models import load_model
-    from hotdb.capture.profile import parse_target
-    from hotdb.ops.capture import database_item, model_name_for, profile
-    from hotdb.ops.rank import check_coverage, check_share_of
-
-    check_coverage(coverage)
-    check_share_of(share_of)
-    build_timeout_s = BUILD_TIMEOUT_S if build_timeout_s is None else build_timeout_s
-    run_timeout_s = RUN_TIMEOUT_S if run_timeout_s is None else run_timeout_s
-    for name, seconds in (("build", build_timeout_s), ("run", run_timeout_s)):
-        if not 0 < seconds < float("inf"):
-            raise UsageError(f"the {name} time limit must be a positive number of seconds, not {seconds}")
-    started = time.monotonic()
-    deadline = started + budget_s if budget_s else None
-    loaded = load_model(model)
-    target_obj = parse_target(target)
-    target_json = canonical_target(target_obj)
-    model_name, _ = model_name_for(database, loaded, None)
-    found = baseline(database, model_name, target_json, loaded.ir_sha256)
-    profile_s = None
-    if found is None:
-        profile_started = time.monotonic()
-        profile(database, model, target=target, repeat=repeat, progress=progress)
-        profile_s = time.monotonic() - profile_started
-        found = baseline(database, model_name, target_json, loaded.ir_sha256)
-    baseline_id, baseline_label = found
-    # a name is data: only its safe characters reach a default folder name
-    work = Path(work_dir or "hotdb-tune-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("._"))
-    rounds: list[_Round] = []
-    current_id, current_label = baseline_id, baseline_label
-    remaining, trial_s, failures, stopped, apply = trials, None, {}, None, None
-    try:
-        while stopped is None:
-            with database.reader() as store:
-                selection = [dict(zip(r.columns, row)) for r in [query(store, "export_selection",
-                             {"run_id": current_id, "coverage_pct": coverage, "basis": share_of})] for row in r.rows]
-            chosen = [r for r in selection if r["tuner"] == "meta_schedule" and r["task_name"] and r["chosen"]]
-            size = round_trials(remaining, len(chosen), trial_s=trial_s, profile_s=profile_s, budget=trials)
-            if deadline is not None and trial_s:
-                # MetaSchedule stores a task's results only when it comes back to the task or
-                # ends: a round cut at the deadline loses what it had not stored, so a round is
-                # sized to end before it (the interrupt stays as the safety net)
-                fits = int((deadline - time.monotonic() - (profile_s or 0)) / trial_s)
-                size = min(size, max(2 * len(chosen), fits))
-            if rounds and size < len(chosen):  # what is left cannot give every hot task a trial
-                stopped = "trials spent"
-                break
-            tune_plan = plan(selection, size, per_task_max)
-            tune_plan.build_timeout_s, tune_plan.run_timeout_s = build_timeout_s, run_timeout_s
-            if deadline is not None:
-                tune_plan.batch_max = 4
-            round_started = time.monotonic()
-            outcome = tuning.tune(loaded, target_obj, tune_plan, work, progress, notify, deadline=deadline)
-            remaining -= outcome.trials
-            for kind, n in outcome.failures.items():
-                failures[kind] = failures.get(kind, 0) + n
-            if outcome.valid == 0 and not rounds:
-                raise _failed(outcome, tune_plan)
-            tuning_s = time.monotonic() - round_started
-            trial_s = tuning_s / outcome.trials if outcome.trials else trial_s
-            profile_started = time.monotonic()
-            apply = tuning.applier(work, target_obj)
-            tags = {"tuned_from": current_label, "round": str(len(rounds) + 1), "tasks": ",".join(tune_plan.task_names),
-                    "trials": str(outcome.trials), "valid_trials": str(outcome.valid), "coverage_pct": f"{coverage:g}"}
-            if not outcome.finished:
-                tags["interrupted"] = "deadline" if outcome.deadline_reached else "true"
-            run_id, label, e2e = _reprofile(database, model, loaded, target_obj, model_name, apply, repeat, progress,
-                                            tags, current_id)
-            profile_s = time.monotonic() - profile_started
-            rounds.append(_Round(len(rounds) + 1, run_id, label, tune_plan.task_names, outcome.trials, outcome.valid,
-                                 e2e, time.monotonic() - round_started))
-            if inform:
-                inform(f"round {len(rounds)}: {len(tune_plan.task_names)} tasks, {outcome.valid} of {outcome.trials} "
-                       f"trials measured, end to end {e2e / 1000:,.2f} ms (run {label})" if e2e else f"round {len(rounds)} done")
-            before = rounds[-2].end_to_end_us if len(rounds) > 1 else _end_to_end(database, baseline_id)
-            stopped = _stop(outcome, remaining, deadline, rounds, before, e2e, min_gain_pct, max_rounds, trial_s,
-                            profile_s, len(chosen))
-            current_id, current_label = run_id, label
-    finally:
-        # the database once, as it stands after the last round (or the failed first one):
-        # every record stored once, under the model's own tasks
-        if (work / "database_tuning_record.json").exists():
-            database.load(model_name, [database_item(work)])
-    with database.reader() as store:
-        return query(store, "tune_compare", {"baseline": baseline_id, "tuned": current_id, "tuned_kernels": apply.applied},
-                     baseline=baseline_label, tuned=current_label, tasks=len(set().union(*(r.tasks for r in rounds))),
-                     applied=len({n for r in rounds for n in r.tasks} & set(apply.applied)),
-                     trials=sum(r.trials for r in rounds), valid_trials=sum(r.valid for r in rounds),
-                     failures=failures, work_dir=str(work), finished=stopped not in ("interrupted",),
-                     stopped=stopped, seconds=time.monotonic() - started,
-                     rounds=[{"round": r.number, "run": r.label, "tasks": r.tasks, "trials": r.trials,
-                              "valid_trials": r.valid, "end_to_end_us": r.end_to_end_us, "seconds": round(r.seconds, 1)}
-                             for r in rounds])
-
-
-def _stop(outcome, remaining: int, deadline: float | None, rounds: list, before: float | None, after: float | None,
-          min_gain_pct: float, max_rounds: int | None, trial_s: float | None, profile_s: float | None,
-          tasks: int) -> str | None:
+def _stop(job: _Job, outcome, before: float | None, tasks: int) -> str | None:
     """Why the rounds end after this one, or None to go on."""
+    after = job.rounds[-1].end_to_end_us
     if not outcome.finished:
         return "deadline" if outcome.deadline_reached else "interrupted"
-    if remaining < 2:
+    if job.remaining < 2:
         return "trials spent"
-    if max_rounds is not None and len(rounds) >= max_rounds:
+    if job.max_rounds is not None and len(job.rounds) >= job.max_rounds:
         return "rounds done"
-    if deadline is not None and time.monotonic() + 2 * tasks * (trial_s or 0) + (profile_s or 0) > deadline:
+    if job.deadline is not None and time.monotonic() + 2 * tasks * (job.trial_s or 0) + (job.profile_s or 0) > job.deadline:
         return "deadline"  # not even the smallest round fits: stop within one round of it
-    if min_gain_pct is not None and before and after and 100.0 * (before - after) / before < min_gain_pct:
-        return f"last round gained under {min_gain_pct:g} %"
+    if job.min_gain_pct is not None and before and after and 100.0 * (before - after) / before < job.min_gain_pct:
+        return f"last round gained under {job.min_gain_pct:g} %"
     return None
 
 
-def _end_to_end(database: Database, run_id: int) -> float | None:
-    with database.reader() as store:
-        return value(store, "run_end_to_end", {"run_id": run_id})
-
-
-def _reprofile(database, model, loaded, target_obj, model_name, apply, repeat, progress, tags, previous_id):
-    """Re-profile with the database applied, stored as a run linked to `previous_id`:
-    (run_id, label, end-to-end median in us)."""
-    from hotdb.capture.profile import capture
-    from hotdb.ops.capture import capture_items
-
-    try:
-        result = capture(loaded, target_obj, repeat=repeat, progress=progress, apply=apply)
-    except HotdbError:
-        raise
-    except Exception as exc:
-        raise CaptureError(f"{model}: re-profiling with the tuned database failed: {type(exc).__name__}: {exc}") from exc
-    loaded_result = database.load(model_name, capture_items(loaded, result, "tuned"), tags=tags,
-                                  target=result.profile.run.target,
-                                  run_meta={**result.run_meta, "baseline_run_id": previous_id})
-    with database.reader() as store:
-        run_id = value(store, "run_by_label", {"label": loaded_result.run_label})
-        return run_id, loaded_result.run_label, value(store, "run_end_to_end", {"run_id": run_id})
+def _summary(job: _Job, stopped: str | None, seconds: float) -> Result:
+    """The baseline against the last round's run (queries/commands/tune_compare.sql), with
+    what the rounds did as facts."""
+    rounds, tuned = job.rounds, {n for r in job.rounds for n in r.tasks}
+    with job.database.reader() as store:
+        return query(store, "tune_compare", {"baseline": job.baseline[0], "tuned": job.current[0],
+                                             "tuned_kernels": job.apply.applied},
+                     baseline=job.baseline[1], tuned=job.current[1], tasks=len(tuned),
+                     applied=len(tuned & set(job.apply.applied)),
+                     trials=sum(r.trials for r in rounds), valid_trials=sum(r.valid for r in rounds),
+                     failures=job.failures, work_dir=str(job.work), finished=stopped not in ("interrupted",),
+                     stopped=stopped, seconds=seconds,
+                     rounds=[{"round": r.number, "run": r.label, "tasks": r.tasks, "trials": r.trials,
+                              "valid_trials": r.valid, "end_to_end_us": r.end_to_end_us, "seconds": round(r.seconds, 1)}
+                             for r in rounds])
 
 
 def _failed(outcome, tune_plan) -> TuneFailed:
