@@ -391,3 +391,23 @@ def test_an_error_in_the_made_wrapped_text_names_the_files_line(cli, tmp_path):
     result = cli("--db", tmp_path / "broken.duckdb", "ingest", path, "--model", "m", use_db=False)
     assert result.code == 1 and "Traceback" not in result.err, result.err
     assert f"{path}:{at + 1}: broken type annotation" in result.err
+
+
+def test_warnings_name_the_lines_of_the_file_where_a_terminal_wrapped_them(cli, tmp_path):
+    """Task reprs cut at 80 columns are joined; the skipped prose lines are still named by
+    their line in the file, in the warning's prefix and in the line list it gives."""
+    from hotdb.examples import example_files
+
+    tasks = example_files("vgg16")[2].read_text().splitlines()[:2]
+    lines = ["Here are my tasks:"]
+    for task in tasks:
+        lines += [task[i:i + 80] for i in range(0, len(task), 80)]
+    lines += ["and one more remark"]
+    path = tmp_path / "wrapped_tasks.txt"
+    path.write_text("\n".join(lines) + "\n")
+    result = cli("ingest", path, "--model", "m")
+    assert result.code == 0, result.err
+    assert "lines cut at the terminal's width joined" in result.err
+    assert len(cli("sql", "SELECT * FROM tasks", "-f", "json").json()) == 2
+    skipped = [1, len(lines)]  # the first and the last line of the file
+    assert f"(lines {skipped[0]}, {skipped[1]})" in result.err, result.err

@@ -6,6 +6,7 @@ in pairs paired. Nothing here touches the database: the loader stores what this 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,14 +99,20 @@ def _parse(source: Source, ingestor: Ingestor) -> Item:
 
 
 def _file_lines(source: Source, warning: str) -> str:
-    """A warning's `path:line:` in the file's numbering, where lines were joined."""
+    """A warning's line numbers in the file's numbering, where lines were joined: its
+    leading `path:line:` and the `(line N)` / `(lines 3, 9-12)` it names."""
     if source.line_origin is None:
         return warning
     prefix = f"{source.name}:"
-    if not warning.startswith(prefix):
-        return warning
-    number, sep, rest = warning[len(prefix):].partition(":")
-    return f"{prefix}{source.file_line(int(number))}{sep}{rest}" if number.isdigit() and sep else warning
+    if warning.startswith(prefix):
+        number, sep, rest = warning[len(prefix):].partition(":")
+        if number.isdigit() and sep:
+            warning = f"{prefix}{source.file_line(int(number))}{sep}{rest}"
+    return _LINE_LIST.sub(lambda m: m.group(1) + re.sub(r"\d+", lambda n: str(source.file_line(int(n.group()))),
+                                                        m.group(2)), warning)
+
+
+_LINE_LIST = re.compile(r"(\(lines? )([\d, \-]+)(?=[,)])")
 
 
 def _pair(items: list[Item]) -> None:
