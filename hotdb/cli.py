@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
 from enum import Enum
@@ -560,4 +561,8 @@ def _environment_error(exc: Exception) -> str | None:
             "IOException", "SerializationException", "InternalException", "FatalException"):
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"the database could not be read or written: {first}"
+    if type(exc).__name__ == "OutOfMemoryException" and type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
+        limit = os.environ.get("HOTDB_MEMORY_LIMIT")
+        return ("DuckDB ran out of memory" + (f" under HOTDB_MEMORY_LIMIT={limit}: raise it, or unset it for "
+                                               "DuckDB's default" if limit else ": free memory, or read less at once"))
     return None

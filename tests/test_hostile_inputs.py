@@ -267,3 +267,20 @@ def test_every_documented_view_reads_through_sql(tmp_path, vgg16):
         one_line_error(result, 0)
         counts = {r["view"]: r["n"] for r in json.loads(result.stdout)}
         assert set(counts) == set(views) and counts["kernel_matches"] > 0
+
+
+def test_duckdb_out_of_memory_is_a_one_line_error_naming_the_limit(tmp_path, vgg16):
+    """A table of many distinct kernels under the smallest HOTDB_MEMORY_LIMIT: DuckDB runs out
+    of memory re-matching them; the user gets the limit to raise, and nothing is stored."""
+    rows = "".join(f"fused_nn_conv2d_add_relu_{i}  fused_nn_conv2d_add_relu_{i}  {100 + i % 997}.5  0.001  "
+                   f"(1, 64, 56, 56)  3  1\n" for i in range(60_000))
+    table = tmp_path / "many_kernels.txt"
+    table.write_text("Node Name  Ops  Time(us)  Time(%)  Shape  Inputs  Outputs\n"
+                     "---------  ---  --------  -------  -----  ------  -------\n" + rows)
+    db = tmp_path / "db.duckdb"
+    assert run("--db", db, "ingest", vgg16["table"], "--model", "before")[0].returncode == 0
+    before = table_counts(db)
+    result, _ = run("--db", db, "ingest", table, "--model", "m", env={"HOTDB_MEMORY_LIMIT": "64MiB"})
+    one_line_error(result, 1, "DuckDB ran out of memory under HOTDB_MEMORY_LIMIT=64MiB")
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert table_counts(db) == before
