@@ -25,7 +25,6 @@ from hotdb.errors import BadArgument, HotdbError, TuneFailed, UsageError
 from hotdb.ops.common import capture_run, check_coverage, check_share_of, database_item, model_name_for, store_capture
 from hotdb.result import Result
 from hotdb.store.database import Database, query, value
-from hotdb.workload.targets import canonical as canonical_target
 
 # Per-trial limits. On this project's 2-core machine, building a batch of two MLP trials
 # took 10-15 s idle and 37-39 s beside two busy processes, where MetaSchedule's default of
@@ -133,6 +132,7 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
     when the model has none for this target and IR)."""
     from hotdb.capture.models import load_model
     from hotdb.capture.profile import parse_target
+    from hotdb.workload.targets import canonical as canonical_target
 
     loaded = load_model(model)
     target_obj = parse_target(target)
