@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from hotdb import choices
-from hotdb.errors import DifferentBuilds, HotdbError, Regressions
+from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions
 from hotdb.output import write_whole
 
 app = typer.Typer(
@@ -236,7 +236,7 @@ def compare(
     except DifferentBuilds as exc:  # refused before the comparison is shown: only its warnings are
         _warn(words.compare_warnings(exc.result.facts))
         raise
-    except Regressions as exc:  # shown, then refused (main says why)
+    except (Regressions, NothingTested) as exc:  # shown, then refused (main says why)
         _show_comparison(exc.result, fmt)
         raise
     _show_comparison(result, fmt)

@@ -70,6 +70,10 @@ class DifferentBuilds(GateFailed):
     allowed to judge different builds)."""
 
 
+class NothingTested(GateFailed):
+    """A gate that could test no item: it never passes on nothing."""
+
+
 class Regressions(GateFailed):
     """Significant regressions above the gate's percentage: `regressions`, their rows."""
 

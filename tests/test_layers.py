@@ -150,6 +150,26 @@ def test_the_gate_judges_one_build_unless_allowed(two_runs, vgg16, tmp_path):
     assert api.compare("base", "rebuilt", fail_above_pct=5, allow_different_builds=True).rows
 
 
+def test_a_gate_that_tested_nothing_fails(tmp_path, vgg16, cli):
+    """Tables of one time a node (no Measurements(us)): every item is untested, and the gate
+    says so and fails rather than pass on nothing; without a gate the comparison is shown."""
+    from hotdb.errors import NothingTested
+
+    api = Hotdb(tmp_path / "one.duckdb")
+    api.ingest([vgg16["table"], vgg16["relay"], vgg16["tasks"]], model="vgg16", run="a")
+    slower = tmp_path / "b.txt"
+    slower.write_text(Path(vgg16["table"]).read_text() + "\n")  # other bytes: another run of the same times
+    api.ingest([slower], model="vgg16", run="b")
+    assert {r["verdict"] for r in api.compare("a", "b").records() if r["item"] != "(end to end)"} == {"untested"}
+    with pytest.raises(NothingTested) as raised:
+        api.compare("a", "b", fail_above_pct=5)
+    assert raised.value.exit_code == 1 and "tested nothing" in str(raised.value)
+    assert raised.value.result.records() == api.compare("a", "b").records()
+    shown = cli("--db", tmp_path / "one.duckdb", "compare", "a", "b", "--fail-on-regression", "5", use_db=False)
+    assert shown.code == 1 and "tested nothing" in shown.err and "--repeat 3" in shown.err
+    assert "untested" in shown.out  # the comparison is still shown
+
+
 @pytest.mark.parametrize("weight", [0, -1, math.nan, math.inf, -math.inf])
 def test_weights_above_0_are_the_apis_rule(tmp_path, weight):
     api = Hotdb(tmp_path / "missing.duckdb")  # refused before any database is opened

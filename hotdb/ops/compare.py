@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from hotdb import choices
-from hotdb.errors import BadArgument, DifferentBuilds, Regressions, UsageError
+from hotdb.errors import BadArgument, DifferentBuilds, NothingTested, Regressions, UsageError
 from hotdb.ops.common import check_choice, resolve_run
 from hotdb.result import Result
 from hotdb.store.database import Database, query
@@ -65,6 +65,12 @@ def gate(result: Result, fail_above_pct: float, *, allow_different_builds: bool 
     if different_builds(result.facts) and not allow_different_builds:
         raise DifferentBuilds("the regression gate judges runs of the same IR and target; allow different builds "
                               "to judge these anyway", result=result)
+    items = [r for r in result.records() if r["item"] != END_TO_END]
+    if not any(r["verdict"] in TESTED for r in items):
+        raise NothingTested(f"the regression gate tested nothing: none of the {len(items)} items compared has two "
+                            "samples or more a side, so no change could be told from noise; capture each run with "
+                            "several samples a kernel (hotdb profile --repeat 3, or a debug table with "
+                            "Measurements(us))", result=result)
     worst = [r for r in result.records() if r["verdict"] == "regression" and r["item"] != END_TO_END
              and r["ratio_low"] is not None and (r["ratio_low"] - 1) * 100 > fail_above_pct]
     if worst:
@@ -72,6 +78,9 @@ def gate(result: Result, fail_above_pct: float, *, allow_different_builds: bool 
                           + ", ".join(f"{r['task_name'] or r['item']} x{r['ratio']:.3f} "
                                       f"(95 % interval {r['ratio_low']:.3f}-{r['ratio_high']:.3f})" for r in worst),
                           result=result, regressions=worst)
+
+
+TESTED = ("regression", "improvement", "unchanged")  # verdicts of items with samples to judge by
 
 
 def different_builds(facts: dict) -> bool:
