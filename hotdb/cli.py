@@ -221,7 +221,7 @@ def compare(
     by: Annotated[CompareBy, typer.Option("--by", help="task (= workload), node (= kernel symbol) or op.")] = CompareBy.task,
     threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.", callback=_NON_NEGATIVE)] = 0.0,
     fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT", callback=_NON_NEGATIVE,
-                                  help="Exit 1 when a significant regression exceeds PCT % (its 95 % interval above).")] = None,
+                                  help="Exit 1 when a significant regression exceeds PCT % (its 95 % interval above), or when no item could be tested.")] = None,
     allow_different_builds: Annotated[bool, typer.Option(
         "--allow-different-builds", help="Let --fail-on-regression judge runs of different IR or target.")] = False,
     model: ModelOption = None,
