@@ -44,6 +44,7 @@ from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.rows import Parsed, TaskRow, measured_record
 from hotdb.ingest.text import line_ranges, line_runs
+from hotdb.ingest.unrender import QUOTES
 from hotdb.ingest.warnings import Warnings
 from hotdb.workload import WorkloadError, from_autotvm_task, task_template
 from hotdb.workload.keys import autotvm_operands
@@ -64,8 +65,6 @@ _WORKLOAD = re.compile(r"workload=\(")
 _WORKLOAD_AT = re.compile(r"(?:(?<![\w-])target=(?P<target>(?:(?!workload).)*?),\s*)?workload=\(")
 # a workload printed after `workload=(`, in straight or typographic quotes
 _WORKLOAD_SNIFF = re.compile(r"workload=\(\s*['\"\u2018\u2019\u201c\u201d]\w")
-# What a web page makes of quotes: the readers see TVM's own
-_PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _HEADING = re.compile(r"^\s*(Extracted \d+ .*tasks?:?|Extract tasks\.*|Tuning\.*|Begin tuning\.*)\s*$", re.I)
 _TUPLES_ONLY = re.compile(r"^\s*\(\s*\d+(\s*,\s*\d+){3,}\s*\)\s*$")
 
@@ -131,7 +130,7 @@ class AutotvmTasks:
             if log_mode:
                 self._record(source, parsed, tasks, line_no, raw, line)
                 continue
-            line = line.translate(_PLAIN_QUOTES)
+            line = line.translate(QUOTES)
             if m := _REPR.search(line):
                 self._repr(source, parsed, tasks, line_no, line, m)
             elif (m := _KERNEL_HEADER.match(line)) and "'TENSOR'" not in line:

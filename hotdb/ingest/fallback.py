@@ -28,6 +28,7 @@ from hotdb.ingest.ansor_tasks import _PLACEHOLDER, AnsorTasks, _dag_line
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import Parsed, TaskRow
 from hotdb.ingest.text import line_ranges
+from hotdb.ingest.unrender import QUOTES
 from hotdb.workload.families import parse_kernel_name
 
 _WARNING = re.compile(r"Cannot find tuned schedules for target=(?P<target>(?:(?!workload_key=).)*?),\s*workload_key=(?=\[)")
@@ -37,7 +38,6 @@ _RULE = re.compile(r"^\s*(?:[A-Z]+:[\w.]+:)?-{10,}\s*$")
 _FUNCTION = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*$")
 # x W^T as TOPI's dense computes it: what a key that is a hash alone still shows of a dense layer
 _DENSE_STAGE = re.compile(r"^\w+\(i, j\) \+= \((\w+)\[i, k\]\*(\w+)\[j, k\]\)$")
-_PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _TASKS = AnsorTasks()
 
 
@@ -61,7 +61,7 @@ class AnsorFallback:
         seen: set[tuple[str, str | None]] = set()
         read: set[int] = set()
         for i, raw in enumerate(lines):
-            line = raw.translate(_PLAIN_QUOTES)
+            line = raw.translate(QUOTES)
             warnings = list(_WARNING.finditer(line))
             if not warnings:
                 continue

@@ -34,6 +34,9 @@ _CHARACTERS = str.maketrans({
     "\u2212": "-", "\u2026": "...",
 })
 _CHARACTERS_FOUND = re.compile("[" + "".join(chr(c) for c in _CHARACTERS) + "]")
+# Readers whose values are quoted (task tuples, workload keys) straighten quotes themselves,
+# so that a line read under a forced format or as a file of its own reads the same.
+QUOTES = str.maketrans({c: _CHARACTERS[ord(c)] for c in "\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f"})
 _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
 # A comment or quote prefix shared by a run of lines: shell and Python comments, mail and
 # Markdown quotes, C++ comments, the Python prompt.
