@@ -562,7 +562,7 @@ def _environment_error(exc: Exception) -> str | None:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"the database could not be read or written: {first}"
     if type(exc).__name__ == "OutOfMemoryException" and type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
-        limit = os.environ.get("HOTDB_MEMORY_LIMIT")
-        return ("DuckDB ran out of memory" + (f" under HOTDB_MEMORY_LIMIT={limit}: raise it, or unset it for "
-                                               "DuckDB's default" if limit else ": free memory, or read less at once"))
+        limit = (os.environ.get("HOTDB_MEMORY_LIMIT") or "").strip()
+        return (f"DuckDB ran out of memory under HOTDB_MEMORY_LIMIT={limit or '384MiB (the default)'}: "
+                "raise it (e.g. HOTDB_MEMORY_LIMIT=2GB), or read less at once")
     return None

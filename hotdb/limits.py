@@ -7,7 +7,7 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_STREAM_BYTES     reports larger than this are streamed by DuckDB, not read into memory; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
-    HOTDB_MEMORY_LIMIT     DuckDB's buffer pool (e.g. 500MB, at least 64MiB); DuckDB's default when unset
+    HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a large Report JSON, read whole: unbounded when unset)
 """
 
 from __future__ import annotations
@@ -57,9 +57,10 @@ def stream_bytes() -> int:
 
 
 def max_read_bytes() -> int:
-    # Parsed line by line, text grows ~13x as Python objects: 64 MiB of debug-log lines
-    # peaked at 0.85 GB (bench/README.md), within the 1 GB an input may take. Larger
-    # profile reports are streamed by DuckDB instead (HOTDB_STREAM_BYTES).
+    # Parsed line by line, text grows as Python objects; rows are kept as Arrow (NodeList):
+    # 64 MiB of a debug table of distinct kernels peaked at 0.86 GiB (bench/README.md),
+    # within the INPUT_MEMORY an input may take. Larger profile reports are streamed by
+    # DuckDB instead (HOTDB_STREAM_BYTES).
     return _bytes("HOTDB_MAX_READ_BYTES", 64 * MiB, MiB)
 
 
@@ -68,10 +69,20 @@ def max_line_bytes() -> int:
     return _bytes("HOTDB_MAX_LINE_BYTES", 16 * MiB, 1024)
 
 
-def memory_limit() -> str | None:
+#: the memory an ingest may take, measured (bench/memory_bounds.py): Python's share, the
+#: parsed rows as Arrow, and DuckDB's buffer pool (DUCKDB_MEMORY) together
+INPUT_MEMORY = "1 GB"
+# what DuckDB may hold beyond Python's share: the largest text (64 MiB of distinct
+# kernels) peaked at 0.86 GiB with it, 0.96 GiB at 512 MiB, 1.7 GiB unbounded
+DUCKDB_MEMORY = 384 * MiB
+
+
+def memory_limit(default: bool = True) -> str | None:
     """DuckDB's memory_limit setting, checked: below 64 MiB DuckDB cannot run hotdb's
-    queries at all, and says so only in a traceback."""
+    queries at all, and says so only in a traceback. Unset: DUCKDB_MEMORY, or with
+    `default` False, DuckDB's own (for a reader that must hold one JSON object whole:
+    DuckDB cannot spill it)."""
     raw = os.environ.get("HOTDB_MEMORY_LIMIT")
     if raw is None or raw.strip() == "":
-        return None
+        return f"{DUCKDB_MEMORY}B" if default else None
     return f"{_bytes('HOTDB_MEMORY_LIMIT', 0, 64 * MiB)}B"

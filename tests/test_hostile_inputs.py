@@ -273,7 +273,7 @@ def test_duckdb_out_of_memory_is_a_one_line_error_naming_the_limit(tmp_path, vgg
     """A table of many distinct kernels under the smallest HOTDB_MEMORY_LIMIT: DuckDB runs out
     of memory re-matching them; the user gets the limit to raise, and nothing is stored."""
     rows = "".join(f"fused_nn_conv2d_add_relu_{i}  fused_nn_conv2d_add_relu_{i}  {100 + i % 997}.5  0.001  "
-                   f"(1, 64, 56, 56)  3  1\n" for i in range(60_000))
+                   f"(1, 64, 56, 56)  3  1\n" for i in range(100_000))
     table = tmp_path / "many_kernels.txt"
     table.write_text("Node Name  Ops  Time(us)  Time(%)  Shape  Inputs  Outputs\n"
                      "---------  ---  --------  -------  -----  ------  -------\n" + rows)

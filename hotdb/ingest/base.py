@@ -47,6 +47,12 @@ class Source:
     # file's line number of each line, for errors and warnings; None: line i is line i.
     line_origin: tuple[int, ...] | None = None
 
+    def forget_text(self) -> None:
+        """Drop the decoded text and its lines once the source is parsed: read again if
+        asked for. A 64 MiB text costs ~160 MiB more as lines, while its rows are stored."""
+        self.__dict__.pop("text", None)
+        self.__dict__.pop("lines", None)
+
     def member(self, name: str) -> "Source":
         for member_name, data in self.members:
             if member_name == name:

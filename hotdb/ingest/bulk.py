@@ -69,7 +69,7 @@ def read_report_json(source: Source, make_node) -> NodeTable:
     """A Report .json() of any size. It is one JSON object, so DuckDB's reader holds it
     whole while it reads (native memory, not Python objects). Each metric
     ({"microseconds": 12.5}) becomes its value as text, as in the row-by-row reader."""
-    with connect() as con:
+    with connect(whole_objects=True) as con:
         scan = f"read_json($path, maximum_object_size = {int(source.size) + 1})"
         try:
             # materialised: the file is parsed once, then scanned twice as a table

@@ -17,7 +17,7 @@ import re
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo, SampleRow
+from hotdb.ingest.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo, SampleRow
 
 # Columns are separated by two or more spaces, or by tabs where an editor converted them.
 _HEADER = re.compile(r"^\s*Node Name(?:\s{2,}|\t)\s*Ops(?:\s{2,}|\t)\s*Time\(us\)")
@@ -69,12 +69,13 @@ class DebugTable:
         if unknown or missing:
             what = f"unknown column {unknown[0]!r}" if unknown else f"missing column {missing[0]!r}"
             raise source.error(header_at + 1, f"{what}; expected columns {', '.join(_REQUIRED)} [Measurements(us)]")
-        parsed = Parsed(role="profile", run=RunInfo(variant=_variant(columns)))
+        parsed = Parsed(role="profile", nodes=NodeList(source), run=RunInfo(variant=_variant(columns)))
         index = {name: i for i, name in enumerate(columns)}
         start = header_at + 1
         if start < len(lines) and set(lines[start].strip()) <= {"-", " ", "\t"} and lines[start].strip():
             start += 1
         total_reported = None
+        total_us = 0.0  # a node with several outputs is printed once per output, its time repeated: counted once
         outputs_seen: dict[str, int] = {}
         for line_no, line in enumerate(lines[start:], start=start + 1):
             text = line.strip()
@@ -108,6 +109,7 @@ class DebugTable:
                 line_no=line_no,
             ))
             outputs_seen[node_name] = node.output_index + 1
+            total_us += time_us if node.output_index == 0 else 0.0
             if "Start Time" in index:
                 node.start_us = _clock_us(source, line_no, cells[index["Start Time"]])
             parsed.nodes.append(node)
@@ -116,7 +118,7 @@ class DebugTable:
                     parsed.samples.append(SampleRow(node.node_index, k, value))
         if not parsed.nodes:
             raise source.error(header_at + 1, "the table has a header but no rows")
-        _check_total(source, parsed, total_reported)
+        _check_total(source, parsed, total_us, total_reported)
         return parsed
 
 
@@ -168,9 +170,7 @@ def _clock_us(source: Source, line_no: int, text: str) -> float:
     return ((int(h) * 60 + int(m)) * 60 + float(s)) * 1e6
 
 
-def _check_total(source: Source, parsed: Parsed, total_reported: float | None) -> None:
-    # a node with several outputs is printed once per output, its time repeated: count it once
-    total = sum(n.time_us for n in parsed.nodes if n.output_index == 0)
+def _check_total(source: Source, parsed: Parsed, total: float, total_reported: float | None) -> None:
     parsed.run.reported_total_us = total_reported
     if total_reported is None:
         parsed.warnings.append(f"{source.name}: no Total_time row; the table may be trimmed (sum of rows {total:.3f} us)")

@@ -95,6 +95,7 @@ def _parse(source: Source, ingestor: Ingestor) -> Item:
         raise ParseError(source.path, None, f"could not be read as {ingestor.name}: {type(exc).__name__}: {exc} "
                                             f"(if the file is valid, this is a hotdb bug)") from exc
     parsed.warnings = summarise([_file_lines(source, warning) for warning in parsed.warnings])
+    source.forget_text()
     return Item(source, ingestor.name, parsed)
 
 

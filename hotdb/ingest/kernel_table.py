@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo
+from hotdb.ingest.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
 
 _PREFIX = re.compile(r"^[ \t]*(?:(?://|#|>)[ \t]?)*")
 _SEGMENT = re.compile(r"\S+(?: \S+)*")  # a cell: words joined by single spaces
@@ -287,8 +287,9 @@ def _by_exact_reader(source: Source, lines: list[str], table: _Table) -> Parsed 
 
 
 def _read(source: Source, lines: list[str], table: _Table) -> Parsed:
-    parsed = Parsed(role="profile", run=RunInfo(variant=_variant(table)))
+    parsed = Parsed(role="profile", nodes=NodeList(source), run=RunInfo(variant=_variant(table)))
     totals: dict[str, float] = {}
+    rows_us = 0.0
     derived: dict = {}
     for line_no, line in enumerate(lines[table.at + 1:table.end], start=table.at + 2):
         body = _body(line, table.prefix) or ""
@@ -305,11 +306,13 @@ def _read(source: Source, lines: list[str], table: _Table) -> Parsed:
             if (value := _total_row(source, line_no, cells, table)) is not None:
                 totals.setdefault(name.lower(), value)
             continue
-        parsed.nodes.append(_node(source, line_no, cells, table, len(parsed.nodes), derived))
+        node = _node(source, line_no, cells, table, len(parsed.nodes), derived)
+        rows_us += node.time_us
+        parsed.nodes.append(node)
     if not parsed.nodes:
         raise source.error(table.at + 1, "the table has a header but no kernel rows")
     reported = totals.get("line", totals.get("total", totals.get("total_time", totals.get("sum"))))
-    _check_total(source, parsed, reported)
+    _check_total(source, parsed, rows_us, reported)
     return parsed
 
 
@@ -447,11 +450,10 @@ def _shapes(source: Source, line_no: int, text: str, node: NodeRow) -> None:
         node.input_dtypes = dtypes[:-1] if all(dtypes) else None
 
 
-def _check_total(source: Source, parsed: Parsed, reported: float | None) -> None:
+def _check_total(source: Source, parsed: Parsed, total: float, reported: float | None) -> None:
     parsed.run.reported_total_us = reported
     if reported is None or reported <= 0:
         return
-    total = sum(n.time_us for n in parsed.nodes)
     if abs(total - reported) > _TOTAL_TOLERANCE * reported:
         parsed.warnings.append(f"{source.name}: the reported total {reported:.3f} us differs from the sum of rows "
                                f"{total:.3f} us ({100 * (total - reported) / reported:+.1f} %); rows may have been trimmed")

@@ -57,6 +57,110 @@ SIGNATURE_COLUMNS = ("node_name", "output_index", "func_name", "out_shape", "out
                      "workload_key", "data_shape_logical", "weight_shape_logical", "args_flat", "kernel_hash", "layouts",
                      "is_kernel")
 
+def node_schema():
+    """NodeRow's fields as Arrow types, those of the node tables' columns (schema/0005): a
+    value beyond a column's range fails here, where its line is known (a test holds the
+    two to each other)."""
+    import pyarrow as pa
+
+    shape = pa.list_(pa.int32())
+    types = {"node_index": pa.int32(), "calls": pa.int32(), "output_index": pa.int32(), "num_inputs": pa.int32(),
+             "num_outputs": pa.int32(), "line_no": pa.int32(), "func_number": pa.int32(), "time_us": pa.float64(),
+             "reported_share_pct": pa.float64(), "start_us": pa.float64(), "out_shape": shape,
+             "out_shape_logical": shape, "data_shape_logical": shape, "weight_shape_logical": shape,
+             "input_shapes": pa.list_(shape), "input_dtypes": pa.list_(pa.string()), "is_kernel": pa.bool_()}
+    return pa.schema([pa.field(name, types.get(name, pa.string())) for name in column_names(NodeRow)])
+
+
+def node_frame(source, rows: list[NodeRow]):
+    """NodeRows as one Arrow table (node_schema()); a value no column can hold is the
+    source's error, on its row's line."""
+    import pyarrow as pa
+
+    schema = node_schema()
+    try:
+        return pa.table({name: [getattr(row, name) for row in rows] for name in schema.names}, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        raise unstorable(source, rows, schema) from None
+
+
+_KINDS = {"int32": "integers below 2^31", "int64": "integers below 2^63", "double": "numbers", "string": "text"}
+
+
+def unstorable(source, rows: list, schema) -> Exception:
+    """The first value a column cannot hold (a parser let through a shape or count beyond
+    its column's range), said where it was read: the row's line, else its index."""
+    import pyarrow as pa
+
+    for column in schema:
+        values = [getattr(row, column.name) for row in rows]
+        try:
+            pa.array(values, type=column.type)
+            continue
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            pass
+        for index, value in enumerate(values):
+            try:
+                pa.array([value], type=column.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+                element = column.type
+                while pa.types.is_list(element):
+                    element = element.value_type
+                line = getattr(rows[index], "line_no", None)
+                return source.error(line, f"expected {_KINDS.get(str(element), str(element))}, found {value!r}",
+                                    field=column.name if line is not None else f"{column.name} of row {index + 1}")
+    return RuntimeError("rows could not be converted to Arrow, but every value converts alone")
+
+
+class NodeList:
+    """A profile's nodes as a reader appends them, kept as Arrow tables of CHUNK rows: a
+    NodeRow costs ~1 KB as Python objects and ~0.1 KB as Arrow, so a table of a million
+    distinct kernels stays within the memory an input may take (limits.py). Appended rows
+    are final: iterating yields copies."""
+
+    CHUNK = 32768
+
+    def __init__(self, source) -> None:
+        self._source = source
+        self._frames: list = []
+        self._framed = 0
+        self._rows: list[NodeRow] = []
+
+    def append(self, row: NodeRow) -> None:
+        self._rows.append(row)
+        if len(self._rows) >= self.CHUNK:
+            self._flush()
+
+    def extend(self, rows) -> None:
+        for row in rows:
+            self.append(row)
+
+    def _flush(self) -> None:
+        if self._rows:
+            self._frames.append(node_frame(self._source, self._rows))
+            self._framed += len(self._rows)
+            self._rows = []
+
+    def frame(self):
+        """Every node as one Arrow table (node_schema())."""
+        import pyarrow as pa
+
+        self._flush()
+        return pa.concat_tables(self._frames) if self._frames else node_frame(self._source, [])
+
+    def __len__(self) -> int:
+        return self._framed + len(self._rows)
+
+    def __iter__(self):
+        for frame in self._frames:
+            for values in frame.to_pylist():
+                yield NodeRow(**values)
+        yield from self._rows
+
+    def __getitem__(self, index):
+        return list(self)[index]
+
+
 @dataclass(slots=True)
 class GraphNodeRow:
     """One kernel node of a graph JSON: input shapes without times."""
@@ -207,7 +311,7 @@ class Parsed:
     """Everything one file yields. `run` is set for profiles only."""
 
     role: str  # one of ROLES
-    nodes: list[NodeRow] = field(default_factory=list)
+    nodes: list[NodeRow] | NodeList = field(default_factory=list)  # a NodeList where tables may be large
     graph_nodes: list[GraphNodeRow] = field(default_factory=list)
     samples: list[SampleRow] = field(default_factory=list)
     ir_calls: list[IrCallRow] = field(default_factory=list)

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from operator import attrgetter
 
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import (
+    CALL_COLUMNS,
     SIGNATURE_COLUMNS,
     GraphNodeRow,
     IrCallRow,
+    NodeList,
     NodeRow,
     NodeTable,
     Parsed,
@@ -25,9 +26,11 @@ from hotdb.ingest.rows import (
     TaskRow,
     TuningRecordRow,
     column_names,
+    node_frame,
+    unstorable,
 )
 from hotdb.resources import sql
-from hotdb.store.connection import Store, rollback
+from hotdb.store.connection import Store, rollback, scratch
 from hotdb.store.failpoints import failpoint
 from hotdb.store.rematch import rematch_models, rematch_runs
 from hotdb.version import __version__
@@ -83,7 +86,7 @@ def _typed_arrow(store: Store, source: Source, table: str, names: list[str], row
     try:
         return pa.table({name: [getattr(row, name) for row in rows] for name in names}, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        raise _unstorable(source, rows, schema) from None
+        raise unstorable(source, rows, schema) from None
 
 
 def _table_schema(store: Store, table: str):
@@ -103,38 +106,8 @@ def _insert_arrow(store: Store, table: str, prefix: dict, frame) -> None:
         column = columns.field(name)
         frame = frame.append_column(column, pa.repeat(pa.scalar(value, column.type), len(frame)))
     store.con.register("_rows", frame)
-    try:
+    with scratch(store.con, registered=("_rows",)):
         store.con.execute(f"INSERT INTO {table} BY NAME FROM _rows")  # a name of _ROW_TABLES, never data
-    finally:
-        store.con.unregister("_rows")
-
-
-_KINDS = {"int32": "integers below 2^31", "int64": "integers below 2^63", "double": "numbers", "string": "text"}
-
-
-def _unstorable(source: Source, rows: list, schema) -> Exception:
-    """The first value a column cannot hold (a parser let through a shape or count beyond
-    its column's range), said where it was read: the row's line, else its index."""
-    import pyarrow as pa
-
-    for column in schema:
-        values = [getattr(row, column.name) for row in rows]
-        try:
-            pa.array(values, type=column.type)
-            continue
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-            pass
-        for index, value in enumerate(values):
-            try:
-                pa.array([value], type=column.type)
-            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-                element = column.type
-                while pa.types.is_list(element):
-                    element = element.value_type
-                line = getattr(rows[index], "line_no", None)
-                return source.error(line, f"expected {_KINDS.get(str(element), str(element))}, found {value!r}",
-                                    field=column.name if line is not None else f"{column.name} of row {index + 1}")
-    return RuntimeError("rows could not be converted to Arrow, but every value converts alone")
 
 
 def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[NodeRow]) -> None:
@@ -152,37 +125,25 @@ def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[Nod
         "signature_id": pa.array(range(len(signatures)), type=pa.int32()),
         "reported_share_pct": pa.array([r.reported_share_pct for r in signatures], type=pa.float64()),
         "start_us": pa.array([r.start_us for r in signatures], type=pa.float64())}))
-    try:
+    with scratch(store.con, registered=("_signature_ids",)):
         store.con.execute(sql("load", "node_calls"), {"run_id": run_id})
-    finally:
-        store.con.unregister("_signature_ids")
 
 
-def _insert_node_rows(store: Store, source: Source, run_id: int, rows: list[NodeRow]) -> None:
-    """Parsed nodes: one signature per distinct signature columns (in order of first node),
-    the calls pointing to them."""
+def _insert_node_rows(store: Store, source: Source, run_id: int, nodes: list[NodeRow] | NodeList) -> None:
+    """Parsed nodes: one signature per distinct signature columns, numbered in order of
+    first node, the calls pointing to them; the grouping is DuckDB's
+    (queries/load/node_signatures_of.sql), on the nodes as Arrow."""
     import pyarrow as pa
 
-    ids: dict[str, int] = {}
-    signatures: list[NodeRow] = []
-    signature_of = []
-    columns = attrgetter(*SIGNATURE_COLUMNS)
-    for row in rows:
-        key = repr(columns(row))  # values are str, numbers, None and lists of them: repr is exact, and fast
-        if key not in ids:
-            ids[key] = len(signatures)
-            signatures.append(row)
-        signature_of.append(ids[key])
-    calls = _typed_arrow(store, source, "node_calls", ["node_index", "time_us", "calls", "device", "line_no"], rows)
-    calls = calls.append_column("signature", pa.array(signature_of, type=pa.int64()))
-    # a call's share and start are its own here (a debug table prints them per row)
-    calls = calls.append_column("call_share_pct", pa.array([r.reported_share_pct for r in rows], type=pa.float64()))
-    calls = calls.append_column("call_start_us", pa.array([r.start_us for r in rows], type=pa.float64()))
-    store.con.register("_calls", calls)
-    try:
-        insert_nodes(store, source, run_id, signatures)
-    finally:
-        store.con.unregister("_calls")
+    frame = nodes.frame() if isinstance(nodes, NodeList) else node_frame(source, nodes)
+    seq = pa.array(range(len(frame)), type=pa.int64())
+    store.con.register("_node_signature_columns", frame.select(list(SIGNATURE_COLUMNS)).append_column("seq", seq))
+    store.con.register("_node_call_columns", frame.select(list(CALL_COLUMNS)).append_column("seq", seq))
+    del frame
+    with scratch(store.con, registered=("_node_signature_columns", "_node_call_columns"), tables=("_signatures",)):
+        store.con.execute(sql("load", "node_signatures_of"))
+        store.con.execute(sql("load", "node_signature_rows"), {"run_id": run_id})
+        store.con.execute(sql("load", "node_call_rows"), {"run_id": run_id})
 
 
 def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTable) -> None:
@@ -194,13 +155,9 @@ def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTab
     store.con.register("_signature_numbers", pa.table({"signature_number": pa.array(numbers, type=pa.uint64()),
                                                        "signature": pa.array(range(len(numbers)), type=pa.int64())}))
     store.con.read_parquet(str(table.calls_path)).create_view("_call_file")
-    try:
+    with scratch(store.con, registered=("_signature_numbers",), views=("_calls", "_call_file")):
         store.con.execute(sql("load", "file_calls"))
         insert_nodes(store, source, run_id, [table.signatures[n] for n in keys])
-    finally:
-        store.con.execute("DROP VIEW IF EXISTS _calls")
-        store.con.execute("DROP VIEW IF EXISTS _call_file")
-        store.con.unregister("_signature_numbers")
 
 
 def _scalar(store: Store, name: str, params: dict):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import duckdb
 
 from hotdb.resources import sql
+from hotdb.store.connection import scratch
 
 
 def rematch_models(con: duckdb.DuckDBPyConnection, model_ids: list[int] | None = None) -> None:
@@ -28,4 +29,6 @@ def rematch_runs(con: duckdb.DuckDBPyConnection, run_ids: list[int]) -> None:
     if not run_ids:
         return
     con.execute(sql("load", "forget_matches"), {"runs": run_ids})
-    con.execute(sql("load", "rematch"), {"runs": run_ids})
+    with scratch(con, tables=("_matched",)):
+        con.execute(sql("load", "match_runs"), {"runs": run_ids})
+        con.execute(sql("load", "rematch"), {"runs": run_ids})
