@@ -33,10 +33,11 @@ class Hotdb:
 
     def profile(self, model: str, *, target: str | None = None, repeat: int = 5, warmup: int = 1,
                 name: str | None = None, run: str | None = None, tags: dict[str, str] | None = None,
-                entry: str | None = None, progress=None):
-        """Capture a live profile with apache-tvm and store it as a run (hotdb/ops/capture.py)."""
+                entry: str | None = None, progress=None, replicates: int = 1):
+        """Capture a live profile with apache-tvm and store it as a run, or as a group of
+        `replicates` runs (hotdb/ops/capture.py)."""
         return capture.profile(self.database, model, target=target, repeat=repeat, warmup=warmup, name=name, run=run,
-                               tags=tags, entry=entry, progress=progress)
+                               tags=tags, entry=entry, progress=progress, replicates=replicates)
 
     def tune(self, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
              work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,

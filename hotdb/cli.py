@@ -216,18 +216,18 @@ def export(
 
 @app.command()
 def compare(
-    run_a: Annotated[Optional[str], typer.Argument(help="Run A (default: the second-latest run of the model).")] = None,
-    run_b: Annotated[Optional[str], typer.Argument(help="Run B (default: the latest run of the model).")] = None,
+    run_a: Annotated[Optional[str], typer.Argument(help="Side A: a run, a replicate group, or runs separated by commas (default: the model's second-latest run or group).")] = None,
+    run_b: Annotated[Optional[str], typer.Argument(help="Side B, as side A (default: the model's latest run or group).")] = None,
     by: Annotated[CompareBy, typer.Option("--by", help="task (= workload), node (= kernel symbol) or op.")] = CompareBy.task,
     threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.", callback=_NON_NEGATIVE)] = 0.0,
     fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT", callback=_NON_NEGATIVE,
-                                  help="Exit 1 when a significant regression exceeds PCT % (its 95 % interval above), or when no item could be tested.")] = None,
+                                  help="Exit 1 when an item is slower by more than PCT % beyond the noise (its 95 % interval above), or when no item could be told from the noise.")] = None,
     allow_different_builds: Annotated[bool, typer.Option(
         "--allow-different-builds", help="Let --fail-on-regression judge runs of different IR or target.")] = False,
     model: ModelOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Compare two runs per task with a significance test; a CI gate with --fail-on-regression."""
+    """Compare runs per task, each change judged against the noise between runs; a CI gate with --fail-on-regression."""
     from hotdb import words
 
     try:
@@ -359,6 +359,7 @@ def profile(
     tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
     entry: Annotated[Optional[str], typer.Option("--entry", help="Entry function of an IRModule (default main).")] = None,
     coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Coverage shown when done.", callback=_PERCENT)] = 90.0,
+    replicates: Annotated[int, typer.Option("--replicates", help="Captures, each in a process of its own, stored as runs RUN.1 .. RUN.N of the group RUN (compare takes RUN as one side).", callback=_COUNT)] = 1,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Capture a live profile with apache-tvm: kernels, MetaSchedule tasks, coverage."""
@@ -367,7 +368,7 @@ def profile(
     api = _api()
     with render.progress() as progress:
         result = api.profile(model, target=target, repeat=repeat, warmup=warmup, name=name, run=run,
-                             tags=_tags(tag), entry=entry, progress=progress)
+                             tags=_tags(tag), entry=entry, progress=progress, replicates=replicates)
     render.ingest_summary(result)
     _top(api, coverage, result.run_label, fmt)
 

@@ -42,8 +42,11 @@ _err = _console(stderr=True, soft_wrap=True)
 _LIST_ITEMS = 3
 
 # Columns a narrow terminal loses first, in this order (the table keeps one line per row).
-_DROP_FIRST = ("workload_tasks", "workload", "task_args", "tags", "methods", "nodes", "models", "candidates",
-               "profile_variant", "created_at", "target", "device", "confidence", "kernel_family", "reason")
+# `top` loses how a match was found and how sure it is before what the task computes
+_DROP_FIRST = ("workload_tasks", "methods", "confidence", "workload", "task_args", "tags", "nodes", "models", "candidates",
+               "profile_variant", "created_at", "target", "device", "kernel_family", "reason")
+# a comparison's answer: never dropped to fit a width (text beside it is shortened instead)
+_KEEP = ("verdict", "ratio", "ratio_low", "ratio_high", "speedup", "speedup_low", "speedup_high")
 
 
 def _json_default(value):
@@ -131,9 +134,9 @@ def _fit(shown: list[str], natural: dict[str, int], numeric: set[str], width: in
             shown.remove(column)
             hidden.append(column)
 
-    drop([c for c in _DROP_FIRST if c in shown[2:]])
+    drop([c for c in _DROP_FIRST if c in shown[2:] and c not in _KEEP])
     shorten(24)
-    drop(list(reversed(shown[2:])))
+    drop([c for c in reversed(shown[2:]) if c not in _KEEP])
     shorten(8)
 
 

@@ -98,20 +98,28 @@ def _pareto(data: ReportData) -> str:
 
 def _comparison(data: ReportData) -> str:
     plt = _plt()
-    # tested items only: a derived one (the runtime overhead) has no samples to judge a change by
-    rows = [r for r in data.compare.records() if r["ratio"] is not None and r["p_value"] is not None][:15]
+    from matplotlib.ticker import FuncFormatter
+
+    # every item timed on both sides, those no change could be told for too (grey, their
+    # interval drawn where there is one)
+    rows = [r for r in data.compare.records() if r["ratio"] is not None][:15]
     figure, axis = plt.subplots(figsize=(7, 0.35 * len(rows) + 1.2))
-    colors = ["#c0392b" if r["verdict"] == "regression" else "#27ae60" if r["verdict"] == "improvement" else "#aaaaaa"
+    colors = ["#c0392b" if r["verdict"] == "slower" else "#27ae60" if r["verdict"] == "faster" else "#aaaaaa"
               for r in rows]
     labels = [_short(r) for r in rows]
-    axis.barh(range(len(rows)), [r["ratio"] for r in rows], color=colors)
+    errors = [[r["ratio"] - (r["ratio_low"] or r["ratio"]) for r in rows],
+              [(r["ratio_high"] or r["ratio"]) - r["ratio"] for r in rows]]
+    axis.barh(range(len(rows)), [r["ratio"] for r in rows], color=colors, xerr=errors, ecolor="#333", capsize=2)
     axis.axvline(1.0, color="#333", linewidth=1)
+    numbers = FuncFormatter(lambda value, _: f"{value:g}")  # not matplotlib's $10^{-1}$, which a browser shows raw
     axis.set_yticks(range(len(rows)), labels, fontsize=7)
     axis.set_gid("comparison-bars")
     axis.invert_yaxis()
     axis.set_xscale("log")
-    axis.set_xlabel(words.plain(f"time in {data.runs[-1]} / time in {data.runs[0]} "
-                                "(red: significant regression, green: improvement)"))
+    axis.xaxis.set_major_formatter(numbers)
+    axis.xaxis.set_minor_formatter(numbers)
+    axis.set_xlabel(words.plain(f"time in {data.runs[-1]} / time in {data.runs[0]}, 95 % interval "
+                                "(red: slower, green: faster, grey: no change told)"))
     axis.set_title(words.plain(f"{data.runs[0]} -> {data.runs[-1]}"))
     return _svg(figure)
 
@@ -119,6 +127,8 @@ def _comparison(data: ReportData) -> str:
 def _short(row: dict) -> str:
     """A chart label: the task with its operand shapes (the name alone repeats across tasks),
     whole: a cut label can name two tasks alike."""
+    if row.get("item") == "(end to end)":
+        return "(end to end)"
     parts = str(row.get("item") or row.get("workload") or "").split()
     shapes = " ".join(p for p in parts if p.startswith(("d=", "w=")))
     name = row.get("task_name") or (parts[1] if parts[:1] == ["kernel"] else parts[0] if parts else "")

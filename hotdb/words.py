@@ -35,7 +35,7 @@ def figure(column: str, value: float) -> str:
     significant digits, ratios to three decimals, shares to one, times to 0.1 us."""
     if column == "p_value":
         return f"{value:.3g}"
-    if column in ("ratio", "speedup") or column.startswith("ratio_"):
+    if column in ("ratio", "speedup") or column.startswith(("ratio_", "speedup_")):
         return f"{value:.3f}"
     if column == "confidence":
         return f"{value:.2f}"
@@ -63,8 +63,10 @@ PROJECTED_COLUMNS = ["rank", "task_name", "workload", "time_us", "projected_time
 ALL_MODELS_COLUMNS = ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "models"]
 MATCHES_COLUMNS = ["node_index", "node", "time_us", "task_name", "method", "confidence", "candidates", "reason"]
 TASKS_COLUMNS = ["model", "tuner", "task_name", "target", "workload", "weight", "formats", "records", "best_cost_us"]
-COMPARE_COLUMNS = ["item", "task_name", "time_a_us", "time_b_us", "ratio", "ratio_low", "ratio_high", "samples_a",
-                   "samples_b", "p_value", "verdict"]
+COMPARE_COLUMNS = ["item", "verdict", "ratio", "ratio_low", "ratio_high", "noise_pct", "task_name", "time_a_us",
+                   "time_b_us", "runs_a", "runs_b", "samples_a", "samples_b", "p_value", "reason"]
+TUNE_COLUMNS = ["item", "verdict", "speedup", "speedup_low", "speedup_high", "tuned", "before_us", "after_us", "noise_from",
+                "reason"]
 HISTORY_COLUMNS = ["run", "model", "created_at", "task_name", "time_us", "calls", "share_pct", "tvm_version", "tags"]
 _KINDS = {"task": "tasks", "node": "nodes", "op": "op families"}
 
@@ -144,11 +146,25 @@ def tasks(result: Result) -> View:
 def compare(result: Result) -> View:
     f = result.facts
     counts = ", ".join(f"{n} {verdict}" for verdict, n in sorted(f.get("verdicts", {}).items()))
-    return View(f"{f['run_a']} -> {f['run_b']}, by {f['by']}", COMPARE_COLUMNS,
-                [counts, "p_value: two-sided Mann-Whitney U with ties (exact up to 50 samples); significant at "
-                         "p <= 0.05; ratio_low..ratio_high: 95 % confidence interval of the ratio b/a; "
-                         "untested: fewer than two samples a side, or a time not measured sample by sample "
-                         "(a derived item such as the runtime overhead)"])
+    return View(f"{f['run_a']} -> {f['run_b']}, by {f['by']}", COMPARE_COLUMNS, [counts, *compare_legend(result)])
+
+
+def compare_legend(result: Result) -> list[str]:
+    """What a comparison's verdicts rest on, said once under its table."""
+    f = result.facts
+    sources = {r["noise_from"] for r in result.records()}
+    notes = [f"ratio = b/a of geometric means; ratio_low..ratio_high: its 95 % interval; {f.get('runs_a', 1)} "
+             f"run(s) a side against {f.get('runs_b', 1)}"]
+    if "runs" in sources:
+        notes.append("noise_from runs: the spread between runs of the same build (replicates and history, "
+                     "view item_noise), t test, p adjusted across items (Benjamini-Hochberg); within noise: "
+                     "no change beyond ±noise_pct % could be told")
+    if "samples" in sources:
+        notes.append("noise_from samples: one capture a side and no other run of its build: only changes beyond "
+                     "the noise assumed between captures are told (capture with --replicates 3 to judge smaller ones)")
+    if "none" in sources:
+        notes.append("can't tell: see reason; a derived item (runtime overhead) or a printed time has 0 samples")
+    return notes
 
 
 def different_builds(facts: dict) -> str | None:
@@ -191,7 +207,7 @@ def tune(result: Result) -> View:
                                                    if f["stopped"] in ("interrupted", "deadline") else ""))
     return View(f"{f['baseline']} -> {f['tuned']}: {f['applied']} of {f['tasks']} tasks tuned, "
                 f"{f['valid_trials']} of {f['trials']} trials measured in {len(f.get('rounds', [])) or 1} rounds",
-                None, notes)
+                TUNE_COLUMNS, notes)
 
 
 # the option that sets each of a tune's limits, for errors that name one

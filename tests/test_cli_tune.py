@@ -38,6 +38,10 @@ def test_tune_in_rounds_that_follow_the_hotspot(cli, tmp_path):
     assert all(r["after_us"] < r["before_us"] for r in tuned)
     assert all(0.5 < r["after_us"] / r["before_us"] < 2.0 for r in rows.values() if r["tuned"] is False)
     assert rows["(end to end)"]["after_us"] < rows["(end to end)"]["before_us"]
+    # a speed-up of 2x or more is told, with its interval, from the two captures' samples
+    big = [r for r in tuned if r["speedup"] >= 2]
+    assert big and all(r["verdict"] == "faster" and r["speedup_low"] <= r["speedup"] <= r["speedup_high"]
+                       and r["noise_from"] == "samples" for r in big)
     history = cli("history", "--task", next(iter(first)), "-f", "json").json()
     assert [h["run"] for h in history] == [r["label"] for r in runs]
     assert (work / "database_tuning_record.json").exists() and (work / "tune.log").exists()

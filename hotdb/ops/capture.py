@@ -10,11 +10,17 @@ from hotdb.store.database import Database
 
 def profile(database: Database, model: str, *, target: str | None = None, repeat: int = 5, warmup: int = 1,
             name: str | None = None, run: str | None = None, tags: dict[str, str] | None = None,
-            entry: str | None = None, progress=None):
+            entry: str | None = None, progress=None, replicates: int = 1):
     """Compile MODEL (zoo name, .onnx file or file.py:function) with apache-tvm, time every
-    kernel call, extract its MetaSchedule tasks and store it all as one run."""
-    if repeat < 1 or warmup < 0:
-        raise UsageError("a capture needs at least one timed repeat and no negative warm-up")
+    kernel call, extract its MetaSchedule tasks and store it all as one run. With
+    `replicates` N > 1: N captures, each in a process of its own, stored as the runs
+    RUN.1 .. RUN.N of the replicate group RUN (default MODEL-<time>), which `compare`
+    takes as one side and whose spread is the noise it judges by."""
+    if repeat < 1 or warmup < 0 or replicates < 1:
+        raise UsageError("a capture needs at least one timed repeat and replicate, and no negative warm-up")
+    if replicates > 1:
+        return _replicates(database, model, target=target, repeat=repeat, warmup=warmup, name=name, group=run,
+                           tags=tags, entry=entry, count=replicates)
     from hotdb.capture.models import load_model
     from hotdb.capture.profile import parse_target
 
@@ -26,3 +32,39 @@ def profile(database: Database, model: str, *, target: str | None = None, repeat
     if note:
         loaded_result.notes.append(note)
     return loaded_result
+
+
+def _replicates(database: Database, model: str, *, target, repeat, warmup, name, group, tags, entry, count: int):
+    """N captures in fresh processes (another process: other allocations, another state of
+    the caches and the machine's load: the noise one capture's samples do not show)."""
+    import multiprocessing
+    from datetime import datetime
+
+    from hotdb.capture.models import load_model
+    from hotdb.capture.profile import parse_target
+
+    loaded = load_model(model, entry)
+    target_obj = parse_target(target)
+    model_name, note = model_name_for(database, loaded, name)
+    group = group or f"{model_name}-{datetime.now():%Y%m%d-%H%M%S}"
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: nothing of this one's TVM state
+    results = []
+    for i in range(1, count + 1):
+        with context.Pool(1) as pool:
+            captured = pool.apply(_capture_alone, (model, entry, target, repeat, warmup))
+        results.append(store_capture(database, model_name, loaded, captured, stamp=f"{target_obj} replicate {i}",
+                                     run_label=f"{group}.{i}", tags=tags, run_meta={"replicate_of": group}))
+    last = results[-1]
+    last.notes.append(f"replicate group {group}: runs {group}.1 .. {group}.{count} (compare takes {group} as one side)")
+    if note:
+        last.notes.append(note)
+    return last
+
+
+def _capture_alone(model: str, entry: str | None, target: str | None, repeat: int, warmup: int):
+    """One capture, in a child process (_replicates): what it measured, to be stored by the
+    parent."""
+    from hotdb.capture.models import load_model
+    from hotdb.capture.profile import parse_target
+
+    return capture_run(load_model(model, entry), parse_target(target), model=model, repeat=repeat, warmup=warmup)

@@ -18,6 +18,12 @@ from hotdb.store.database import Database, query
 # -- which run ------------------------------------------------------------------------------
 
 
+#: the noise between two captures assumed where only their samples can judge (one capture a
+#: side, no other run of the build): A/A captures on a busy 2-core machine differed by up
+#: to 15 % per item (bench/stability.py), so a change is told only beyond 20 %
+SAMPLES_FLOOR_PCT = 20.0
+
+
 def resolve_run(store: Store, run: str | None = None, model: str | None = None) -> tuple[int, str]:
     """(run_id, label) of the run a command means: by label, else the model's latest run,
     else the latest run of all."""

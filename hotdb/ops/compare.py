@@ -7,7 +7,7 @@ import math
 
 from hotdb import choices
 from hotdb.errors import BadArgument, DifferentBuilds, NothingTested, Regressions, UsageError
-from hotdb.ops.common import check_choice, resolve_run
+from hotdb.ops.common import SAMPLES_FLOOR_PCT, check_choice, resolve_run
 from hotdb.result import Result
 from hotdb.store.database import Database, query
 
@@ -15,34 +15,31 @@ _ITEMS = {"task": "workload", "node": "kernel"}  # what compare.sql pairs by for
 END_TO_END = "(end to end)"  # the row of the whole run, which the gate does not judge
 
 
-def compare(database: Database, run_a: str | None = None, run_b: str | None = None, *, by: str = "task",
-            threshold: float = 0.0, model: str | None = None, fail_above_pct: float | None = None,
+def compare(database: Database, run_a: str | list[str] | None = None, run_b: str | list[str] | None = None, *,
+            by: str = "task", threshold: float = 0.0, model: str | None = None, fail_above_pct: float | None = None,
             allow_different_builds: bool = False) -> Result:
-    """Run A against run B per task/workload (or kernel, or op), with a significance test
-    on the repeated samples. Default: the two latest runs of one model (of `model`, else
-    of the latest run's model). With `fail_above_pct`, a regression gate (`gate`): raises
-    Regressions or DifferentBuilds, which carry the comparison."""
+    """Runs A against runs B per task/workload (or kernel, or op), each change judged
+    against the noise between runs (queries/_compare_items.sql). A side is a run label, a
+    replicate group's name, a comma-separated list of labels, or a list. Default: the
+    model's latest run (or replicate group) against the one before it. With
+    `fail_above_pct`, a regression gate (`gate`): raises Regressions, NothingTested or
+    DifferentBuilds, which carry the comparison."""
     check_choice(by, choices.COMPARE_BY, "a comparison is by task, workload, node (kernel) or op")
     _check_gate(fail_above_pct)
     with database.reader() as store:
         if run_a is None or run_b is None:
-            if model is None:
-                latest = query(store, "latest_runs", {"model": None, "limit": 1}).rows
-                if not latest:
-                    raise UsageError("the database has no runs yet")
-                model = latest[0][2]
-            labels = query(store, "latest_runs", {"model": model, "limit": 2}).column("label")
-            if len(labels) < 2:
-                raise UsageError(f"model {model!r} has fewer than two runs to compare; name two runs")
-            run_b, run_a = (run_b or labels[0]), (run_a or labels[1])
-        a, label_a = resolve_run(store, run_a)
-        b, label_b = resolve_run(store, run_b)
+            run_a, run_b = _default_sides(store, run_a, run_b, model)
+        a, label_a = _side(store, run_a)
+        b, label_b = _side(store, run_b)
+        if set(a) & set(b):
+            raise UsageError(f"{label_a} and {label_b} share a run: compare two different sets of runs")
         from hotdb.stats import register
 
         register(store.con)
-        result = query(store, "compare", {"a": a, "b": b, "by": _ITEMS.get(by, by), "threshold_pct": threshold},
-                       run_a=label_a, run_b=label_b, by=by)
-        result.facts.update(query(store, "run_pair", {"a": a, "b": b}).records()[0])
+        result = query(store, "compare", {"a_runs": a, "b_runs": b, "by": _ITEMS.get(by, by), "threshold_pct": threshold,
+                                          "floor_pct": SAMPLES_FLOOR_PCT}, run_a=label_a, run_b=label_b, by=by)
+        result.facts.update(query(store, "run_pair", {"a": a[0], "b": b[0]}).records()[0])
+        result.facts.update(runs_a=len(a), runs_b=len(b))
     verdicts: dict[str, int] = {}
     for verdict in result.column("verdict"):
         verdicts[verdict] = verdicts.get(verdict, 0) + 1
@@ -52,35 +49,68 @@ def compare(database: Database, run_a: str | None = None, run_b: str | None = No
     return result
 
 
+def _default_sides(store, run_a, run_b, model: str | None) -> tuple:
+    if model is None:
+        latest = query(store, "latest_runs", {"model": None, "limit": 1}).rows
+        if not latest:
+            raise UsageError("the database has no runs yet")
+        model = latest[0][2]
+    groups = query(store, "latest_groups", {"model": model, "limit": 2}).column("name")
+    if len(groups) < 2:
+        raise UsageError(f"model {model!r} has fewer than two runs (or replicate groups) to compare; name two runs")
+    return (run_a or groups[1]), (run_b or groups[0])
+
+
+def _side(store, spec: str | list[str]) -> tuple[list[int], str]:
+    """(run ids, how the side is named) of one side of a comparison: a run label, else a
+    replicate group, else labels separated by commas (a label may hold a comma)."""
+    if isinstance(spec, str):
+        if query(store, "run_by_label", {"label": spec}).rows:
+            return [resolve_run(store, spec)[0]], spec
+        group = query(store, "run_group", {"name": spec}).rows
+        if group:
+            return [row[0] for row in group], spec
+        labels = [part.strip() for part in spec.split(",") if part.strip()]
+    else:
+        labels = list(spec)
+    if not labels:
+        raise UsageError("name the runs of each side: a label, a replicate group, or labels separated by commas")
+    ids = list(dict.fromkeys(resolve_run(store, label)[0] for label in labels))
+    return ids, labels[0] if len(labels) == 1 else ",".join(labels)
+
+
 def _check_gate(fail_above_pct: float | None) -> None:
     if fail_above_pct is not None and (not math.isfinite(fail_above_pct) or fail_above_pct < 0):
         raise BadArgument(f"a regression gate fails above a percentage of 0 or more, not {fail_above_pct}")
 
 
 def gate(result: Result, fail_above_pct: float, *, allow_different_builds: bool = False) -> None:
-    """The regression gate: raises Regressions when a significant regression exceeds
-    `fail_above_pct` % with 95 % confidence (the lower end of its ratio's interval lies
-    above it), and DifferentBuilds when the runs are of different IR or target (a change
-    may be the build's, not the code's) unless `allow_different_builds`."""
+    """The regression gate: raises Regressions when an item is slower by more than
+    `fail_above_pct` % with 95 % confidence beyond the noise (the lower end of its
+    ratio's interval lies above it); NothingTested when no item could be told from the
+    noise at all; DifferentBuilds when the runs are of different IR or target (a change
+    may be the build's, not the code's) unless `allow_different_builds`. The whole run
+    is not judged: its kernels are."""
     if different_builds(result.facts) and not allow_different_builds:
         raise DifferentBuilds("the regression gate judges runs of the same IR and target; allow different builds "
                               "to judge these anyway", result=result)
     items = [r for r in result.records() if r["item"] != END_TO_END]
     if not any(r["verdict"] in TESTED for r in items):
-        raise NothingTested(f"the regression gate tested nothing: none of the {len(items)} items compared has two "
-                            "samples or more a side, so no change could be told from noise; capture each run with "
-                            "several samples a kernel (hotdb profile --repeat 3, or a debug table with "
-                            "Measurements(us))", result=result)
-    worst = [r for r in result.records() if r["verdict"] == "regression" and r["item"] != END_TO_END
+        reasons = sorted({r["reason"] for r in items if r["reason"]})
+        raise NothingTested(f"the regression gate tested nothing: none of the {len(items)} items compared could be "
+                            "told from the noise between runs" + (f" ({reasons[0]})" if len(reasons) == 1 else
+                                                                   "; capture each side with --replicates 3"),
+                            result=result)
+    worst = [r for r in items if r["verdict"] == "slower"
              and r["ratio_low"] is not None and (r["ratio_low"] - 1) * 100 > fail_above_pct]
     if worst:
-        raise Regressions(f"{len(worst)} significant regressions above {fail_above_pct:g} %: "
+        raise Regressions(f"{len(worst)} items slower by more than {fail_above_pct:g} % beyond the noise: "
                           + ", ".join(f"{r['task_name'] or r['item']} x{r['ratio']:.3f} "
                                       f"(95 % interval {r['ratio_low']:.3f}-{r['ratio_high']:.3f})" for r in worst),
                           result=result, regressions=worst)
 
 
-TESTED = ("regression", "improvement", "unchanged")  # verdicts of items with samples to judge by
+TESTED = ("slower", "faster", "within noise")  # verdicts of items the noise could be judged for
 
 
 def different_builds(facts: dict) -> bool:

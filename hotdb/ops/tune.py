@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotdb.errors import BadArgument, HotdbError, TuneFailed, UsageError
-from hotdb.ops.common import capture_run, check_coverage, check_share_of, database_item, model_name_for, store_capture
+from hotdb.ops.common import (
+    SAMPLES_FLOOR_PCT,
+    capture_run,
+    check_coverage,
+    check_share_of,
+    database_item,
+    model_name_for,
+    store_capture,
+)
 from hotdb.result import Result
 from hotdb.store.database import Database, query, value
 
@@ -309,9 +317,12 @@ def _summary(job: _Job, stopped: str | None, seconds: float) -> Result:
     """The baseline against the last round's run (queries/commands/tune_compare.sql), with
     what the rounds did as facts."""
     rounds, tuned = job.rounds, {n for r in job.rounds for n in r.tasks}
+    from hotdb.stats import register
+
     with job.database.reader() as store:
+        register(store.con)
         return query(store, "tune_compare", {"baseline": job.baseline[0], "tuned": job.current[0],
-                                             "tuned_kernels": job.apply.applied},
+                                             "tuned_kernels": job.apply.applied, "floor_pct": SAMPLES_FLOOR_PCT},
                      baseline=job.baseline[1], tuned=job.current[1], tasks=len(tuned),
                      applied=len(tuned & set(job.apply.applied)),
                      trials=sum(r.trials for r in rounds), valid_trials=sum(r.valid for r in rounds),

@@ -1,0 +1,13 @@
+-- The spread of each item's time between runs of one build (_run_builds), on log times,
+-- leaving out some runs (those a comparison judges): what `item_noise` shows and
+-- `compare` judges a change against.
+--
+-- @param item_kind  what an item is: 'workload' | 'kernel' | 'op'
+-- @param excluded   run ids left out (a list)
+CREATE OR REPLACE MACRO _item_noise_of(item_kind, excluded) AS TABLE
+SELECT b.build, any_value(b.model_id) AS model_id, i.item, count(*) AS runs,
+       var_samp(ln(i.time_us)) AS var_log
+FROM _run_items(item_kind) AS i
+JOIN _run_builds AS b USING (run_id)
+WHERE b.build IS NOT NULL AND i.time_us > 0 AND NOT list_contains(excluded, i.run_id)
+GROUP BY b.build, i.item;

@@ -1,0 +1,15 @@
+-- The build each run is a capture of, for the noise between runs (item_noise.sql): runs
+-- of one model, IR (a live capture's hash of its IR text, else the ingested IR source's
+-- content) and target, untuned; a replicate group is a build of its own, and a tuned run
+-- outside one is alone (each tuning round is another build). NULL: a run whose IR is
+-- unknown has no history.
+CREATE OR REPLACE VIEW _run_builds AS
+SELECT r.run_id, r.model_id,
+       CASE WHEN coalesce(r.ir_sha256, s.content_sha256) IS NOT NULL THEN
+           concat_ws(' ', r.model_id, coalesce(r.ir_sha256, s.content_sha256), target_text(r.target),
+                     CASE WHEN r.replicate_of IS NOT NULL THEN 'group ' || r.replicate_of
+                          WHEN r.baseline_run_id IS NOT NULL THEN 'tuned run ' || r.run_id END)
+       END AS build
+FROM runs AS r
+LEFT JOIN _run_ir AS i USING (run_id)
+LEFT JOIN sources AS s ON s.source_id = i.source_id;
