@@ -21,6 +21,25 @@
 -- @param item_kind             what an item is: 'workload' | 'kernel' | 'op'
 -- @param threshold_pct  the least change of the geometric means, in %, that is told
 -- @param floor_pct      the noise between captures assumed where only samples judge
+-- @column item           the item, '(end to end)' first
+-- @column task_name      a task of the item, if any
+-- @column task_args      that task's arguments as JSON
+-- @column time_a_us      side A's time, the geometric mean of its runs, in microseconds
+-- @column time_b_us      side B's
+-- @column delta_us       time_b_us - time_a_us
+-- @column ratio          time_b_us / time_a_us
+-- @column ratio_low      the ratio's 95 % interval, lower end
+-- @column ratio_high     its upper end
+-- @column runs_a         runs of side A that time the item
+-- @column runs_b         runs of side B
+-- @column samples_a      repeated samples of the item on side A (0: a printed time or a derived item)
+-- @column samples_b      on side B
+-- @column noise_from     what the noise was judged from: runs, samples or none
+-- @column noise_pct      the half-width of the interval, in %
+-- @column p_value        the t test's p-value (adjusted across items for noise_from runs)
+-- @column significant    whether a change was told (faster or slower)
+-- @column verdict        faster, slower, within noise, can't tell, added or removed
+-- @column reason         for can't tell, why and what to capture
 CREATE OR REPLACE MACRO _compare_items(a_runs, b_runs, item_kind, threshold_pct, floor_pct) AS TABLE
 WITH picked AS (
     SELECT CASE WHEN list_contains(a_runs, run_id) THEN 'a' ELSE 'b' END AS side, *

@@ -4,6 +4,11 @@
 --
 -- @param item_kind  what an item is: 'workload' | 'kernel' | 'op'
 -- @param excluded   run ids left out (a list)
+-- @column build          the build (_run_builds)
+-- @column model_id       its model
+-- @column item           the item
+-- @column runs           runs of the build that time the item
+-- @column var_log        the sample variance of the item's log time between them
 CREATE OR REPLACE MACRO _item_noise_of(item_kind, excluded) AS TABLE
 SELECT b.build, any_value(b.model_id) AS model_id, i.item, count(*) AS runs,
        var_samp(ln(i.time_us)) AS var_log

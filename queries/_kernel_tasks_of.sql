@@ -3,6 +3,13 @@
 -- a re-match runs the ladder once (hotdb/store/rematch.py).
 --
 -- @param matches  the name of a table or view of kernel_matches_live's rows
+-- @column run_id       the run
+-- @column func_name    kernel symbol
+-- @column workload_key workload the kernel computes
+-- @column tuner        tuner of the chosen task; NULL when the model has no task for the workload
+-- @column task_name    chosen task's name
+-- @column task_args    chosen task's args as JSON
+-- @column task_names   every task of the model with this workload
 CREATE OR REPLACE MACRO _kernel_tasks_of(matches) AS TABLE
 WITH options AS (
     SELECT m.run_id, m.func_name, m.workload_key, t.tuner, t.task_name, t.task_args,

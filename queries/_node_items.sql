@@ -3,6 +3,13 @@
 -- unmatched kernels are items of their own symbol. The one statement of what an item is.
 --
 -- @param item_kind  what an item is: 'workload' | 'kernel' | 'op'
+-- @column run_id         the run
+-- @column node_index     the node
+-- @column time_us        the node's time per inference, in microseconds
+-- @column sample_count   its repeated samples (0: none)
+-- @column item           the item it belongs to
+-- @column task_name      the task its kernel matched, if any
+-- @column task_args      that task's arguments as JSON
 CREATE OR REPLACE MACRO _node_items(item_kind) AS TABLE
 SELECT n.run_id, n.node_index, n.time_us, n.sample_count,
        CASE WHEN item_kind = 'op' THEN 'op ' || n.kernel_family

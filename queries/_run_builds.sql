@@ -3,6 +3,10 @@
 -- content) and target, untuned; a replicate group is a build of its own, and a tuned run
 -- outside one is alone (each tuning round is another build). NULL: a run whose IR is
 -- unknown has no history.
+--
+-- @column run_id    the run
+-- @column model_id  its model
+-- @column build     its build, as text; NULL when unknown
 CREATE OR REPLACE VIEW _run_builds AS
 SELECT r.run_id, r.model_id,
        CASE WHEN coalesce(r.ir_sha256, s.content_sha256) IS NOT NULL THEN

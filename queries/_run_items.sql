@@ -5,6 +5,12 @@
 -- of its nodes.
 --
 -- @param item_kind  what an item is: 'workload' | 'kernel' | 'op'
+-- @column run_id         the run
+-- @column item           the item, or '(end to end)'
+-- @column time_us        the item's time per inference, in microseconds
+-- @column samples        samples every node of the item has (0: one has none)
+-- @column task_name      a task of the item, if any
+-- @column task_args      that task's arguments as JSON
 CREATE OR REPLACE MACRO _run_items(item_kind) AS TABLE
 SELECT run_id, item, sum(time_us) AS time_us, min(sample_count) AS samples,
        any_value(task_name) AS task_name, any_value(task_args) AS task_args
