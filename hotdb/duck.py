@@ -1,7 +1,10 @@
 """A DuckDB connection with hotdb's settings: the one factory, for the store and for the
-readers of ingest/ that let DuckDB scan a large file."""
+readers of ingest/ that let DuckDB scan a large file; and the temporary names a step
+makes on one, dropped whatever happened (`scratch`)."""
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import duckdb
 
@@ -24,3 +27,27 @@ def connect(database: str = ":memory:", read_only: bool = False, *, whole_object
     # DuckDB draws a progress bar for queries over 2 s on stdout, into `-f json|csv` output
     con.execute("SET enable_progress_bar = false")
     return con
+
+
+@contextmanager
+def scratch(con: duckdb.DuckDBPyConnection, *, registered: tuple[str, ...] = (), tables: tuple[str, ...] = (),
+            views: tuple[str, ...] = ()):
+    """The temporary names a step makes (registered Arrow tables, temp tables and views,
+    hotdb's own constant names), gone after it, also when it failed: DuckDB may then have
+    aborted the transaction, and a failing DROP would hide the first error (the rollback
+    that follows drops them anyway)."""
+    try:
+        yield
+    finally:
+        for name in registered:
+            _quietly(lambda: con.unregister(name))
+        for kind, names in (("TABLE", tables), ("VIEW", views)):
+            for name in names:
+                _quietly(lambda: con.execute(f"DROP {kind} IF EXISTS {name}"))
+
+
+def _quietly(step) -> None:
+    try:
+        step()
+    except duckdb.Error:
+        pass

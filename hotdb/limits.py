@@ -59,7 +59,7 @@ def stream_bytes() -> int:
 def max_read_bytes() -> int:
     # Parsed line by line, text grows as Python objects; rows are kept as Arrow (NodeList):
     # 64 MiB of a debug table of distinct kernels peaked at 0.86 GiB (bench/README.md),
-    # within the INPUT_MEMORY an input may take. Larger profile reports are streamed by
+    # within the 1 GB an input may take. Larger profile reports are streamed by
     # DuckDB instead (HOTDB_STREAM_BYTES).
     return _bytes("HOTDB_MAX_READ_BYTES", 64 * MiB, MiB)
 
@@ -69,11 +69,10 @@ def max_line_bytes() -> int:
     return _bytes("HOTDB_MAX_LINE_BYTES", 16 * MiB, 1024)
 
 
-#: the memory an ingest may take, measured (bench/memory_bounds.py): Python's share, the
-#: parsed rows as Arrow, and DuckDB's buffer pool (DUCKDB_MEMORY) together
-INPUT_MEMORY = "1 GB"
-# what DuckDB may hold beyond Python's share: the largest text (64 MiB of distinct
-# kernels) peaked at 0.86 GiB with it, 0.96 GiB at 512 MiB, 1.7 GiB unbounded
+# An input may take at most 1 GB, measured (bench/memory_bounds.py): Python's share, the
+# parsed rows as Arrow, and DuckDB's buffer pool together. DuckDB's share: the largest
+# text (64 MiB of distinct kernels) peaked at 0.86 GiB with it, 0.96 GiB at 512 MiB,
+# 1.7 GiB unbounded.
 DUCKDB_MEMORY = 384 * MiB
 
 

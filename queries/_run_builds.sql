@@ -6,14 +6,19 @@
 --
 -- @column run_id    the run
 -- @column model_id  its model
+-- @column ir        its IR: a live capture's hash of its IR text, else the IR source's content hash; NULL when unknown
 -- @column build     its build, as text; NULL when unknown
 CREATE OR REPLACE VIEW _run_builds AS
-SELECT r.run_id, r.model_id,
-       CASE WHEN coalesce(r.ir_sha256, s.content_sha256) IS NOT NULL THEN
-           concat_ws(' ', r.model_id, coalesce(r.ir_sha256, s.content_sha256), target_text(r.target),
-                     CASE WHEN r.replicate_of IS NOT NULL THEN 'group ' || r.replicate_of
-                          WHEN r.baseline_run_id IS NOT NULL THEN 'tuned run ' || r.run_id END)
+SELECT run_id, model_id, ir,
+       CASE WHEN ir IS NOT NULL THEN
+           concat_ws(' ', model_id, ir, target_text(target),
+                     CASE WHEN replicate_of IS NOT NULL THEN 'group ' || replicate_of
+                          WHEN baseline_run_id IS NOT NULL THEN 'tuned run ' || run_id END)
        END AS build
-FROM runs AS r
-LEFT JOIN _run_ir AS i USING (run_id)
-LEFT JOIN sources AS s ON s.source_id = i.source_id;
+FROM (
+    SELECT r.run_id, r.model_id, r.target, r.replicate_of, r.baseline_run_id,
+           coalesce(r.ir_sha256, s.content_sha256) AS ir
+    FROM runs AS r
+    LEFT JOIN _run_ir AS i USING (run_id)
+    LEFT JOIN sources AS s ON s.source_id = i.source_id
+);

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import time
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -33,30 +32,6 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
     failures (a full disk), and a second error would hide the first."""
     try:
         con.rollback()
-    except duckdb.Error:
-        pass
-
-
-@contextmanager
-def scratch(con: duckdb.DuckDBPyConnection, *, registered: tuple[str, ...] = (), tables: tuple[str, ...] = (),
-            views: tuple[str, ...] = ()):
-    """The temporary names a step makes (registered Arrow tables, temp tables and views,
-    hotdb's own constant names), gone after it, also when it failed: DuckDB may then have
-    aborted the transaction, and a failing DROP would hide the first error (the rollback
-    that follows drops them anyway)."""
-    try:
-        yield
-    finally:
-        for name in registered:
-            _quietly(lambda: con.unregister(name))
-        for kind, names in (("TABLE", tables), ("VIEW", views)):
-            for name in names:
-                _quietly(lambda: con.execute(f"DROP {kind} IF EXISTS {name}"))
-
-
-def _quietly(step) -> None:
-    try:
-        step()
     except duckdb.Error:
         pass
 

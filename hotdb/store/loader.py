@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from hotdb.duck import scratch
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import (
@@ -30,7 +31,7 @@ from hotdb.ingest.rows import (
     unstorable,
 )
 from hotdb.resources import sql
-from hotdb.store.connection import Store, rollback, scratch
+from hotdb.store.connection import Store, rollback
 from hotdb.store.failpoints import failpoint
 from hotdb.store.rematch import rematch_models, rematch_runs
 from hotdb.version import __version__

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import duckdb
 
+from hotdb.duck import scratch
 from hotdb.resources import sql
-from hotdb.store.connection import scratch
 
 
 def rematch_models(con: duckdb.DuckDBPyConnection, model_ids: list[int] | None = None) -> None:

@@ -6,10 +6,8 @@
 -- @param b  the other's
 -- @returns same_ir, same_target, target_a, target_b
 WITH ir AS (
-    SELECT r.run_id, coalesce(r.ir_sha256, s.content_sha256) AS ir, r.target
-    FROM runs AS r
-    LEFT JOIN _run_ir AS i USING (run_id)
-    LEFT JOIN sources AS s ON s.source_id = i.source_id
+    SELECT r.run_id, b.ir, r.target
+    FROM runs AS r JOIN _run_builds AS b USING (run_id)
     WHERE r.run_id IN ($a, $b)
 )
 SELECT a.ir = b.ir AS same_ir, a.target = b.target AS same_target,
