@@ -101,6 +101,11 @@ class Hotdb:
         """The label of the latest run (of `model`) (hotdb/ops/runs.py)."""
         return runs.latest_run(self.database, model)
 
+    def upgrade(self) -> tuple[int, int]:
+        """Bring an older database to this hotdb: migrations, views, matches (store/database.py);
+        (schema version before, after)."""
+        return self.database.upgrade()
+
     def sql(self, query: str) -> Result:
         """Any SQL over the tables and views (hotdb/ops/sql.py)."""
         return sql.sql(self.database, query)

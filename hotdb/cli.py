@@ -339,6 +339,16 @@ def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and v
 
 
 @app.command()
+def upgrade() -> None:
+    """Bring a database an older hotdb wrote up to date (reads never change a file)."""
+    from hotdb import render
+
+    before, after = _api().upgrade()
+    render.info(f"schema version {before} -> {after}; views and stored matches are this hotdb's"
+                if before != after else f"schema version {after}: views and stored matches are this hotdb's")
+
+
+@app.command()
 def formats(fmt: FormatOption = OutputFormat.table) -> None:
     """List the formats hotdb reads and how each is detected."""
     from hotdb import words
@@ -519,6 +529,9 @@ def hoisted(args: list[str]) -> list[str]:
 
 
 def main() -> None:
+    for stream in (sys.stdout, sys.stderr):  # a name an ascii terminal cannot show is shown escaped, not a traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         # click returns, not raises, a command's exit code with standalone_mode=False
         code = app(args=hoisted(sys.argv[1:]), prog_name="hotdb", standalone_mode=False)

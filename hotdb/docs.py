@@ -39,6 +39,7 @@ COMMAND_CODE = {
     "runs": "`hotdb/ops/runs.py`; `queries/commands/runs.sql`",
     "models": "`hotdb/ops/runs.py`; `queries/commands/models.sql`",
     "sql": "`hotdb/ops/sql.py`",
+    "upgrade": "`hotdb/store/database.py`: `Database.upgrade` (migrations and views: `hotdb/store/connection.py`)",
     "formats": "`hotdb/ingest/__init__.py` (the registry, in detection order)",
     "profile": "`hotdb/ops/capture.py`; capture: `hotdb/capture/profile.py`",
     "tune": "`hotdb/ops/tune.py`; MetaSchedule: `hotdb/capture/tuning.py`; `queries/commands/baseline_run.sql`, `tune_compare.sql`",

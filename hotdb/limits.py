@@ -4,8 +4,10 @@ Read when used, not at import, so that a bad value is a one-line error of the co
 that needs it (exit 1), naming the variable and what it takes.
 
     HOTDB_LOCK_TIMEOUT     seconds to wait for another writer (database lock, lake claims); 30
+    HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
     HOTDB_STREAM_BYTES     reports larger than this are streamed by DuckDB, not read into memory; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
+    HOTDB_MAX_STREAM_BYTES the largest report DuckDB streams; 16GiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a large Report JSON, read whole: unbounded when unset)
 """
@@ -52,8 +54,20 @@ def lock_timeout_s() -> float:
     return _number("HOTDB_LOCK_TIMEOUT", 30.0, 0.0, "a number of seconds")
 
 
+def sql_timeout_s() -> float:
+    """How long `hotdb sql` lets one query run: a query over what hotdb stores ends in
+    seconds; one that runs for minutes is a cross join or a runaway string_agg."""
+    return _number("HOTDB_SQL_TIMEOUT", 300.0, 0.1, "a number of seconds")
+
+
 def stream_bytes() -> int:
     return _bytes("HOTDB_STREAM_BYTES", 64 * MiB, 0)
+
+
+def max_stream_bytes() -> int:
+    # a report of a million calls is ~0.2 GB; a file of more than 16 GiB is a mistake (or
+    # a sparse file of holes) that DuckDB would scan for minutes
+    return _bytes("HOTDB_MAX_STREAM_BYTES", 16 * 2**30, MiB)
 
 
 def max_read_bytes() -> int:

@@ -9,10 +9,18 @@ from pathlib import Path
 def write_whole(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file beside it, renamed over it once
     complete: a full disk or a killed process leaves the old file (or none), never a
-    truncated one. Errors are the OSError the machine gave, naming `path`."""
+    truncated one (a FIFO or a device is written to directly; a symbolic link's target is
+    replaced). Errors are the OSError the machine gave, naming `path`."""
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(21, "is a directory, expected a file path", str(path))
+    if path.exists() and not path.is_file():
+        # a FIFO or a device (/dev/stdout, a pipe to another program) is written to, as a
+        # shell's > does: replacing it would leave a regular file where it was
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+        return
+    path = path.resolve() if path.is_symlink() else path  # the file it points to is replaced, not the link
     temporary = path.with_name(f".{path.name[:200]}.{os.getpid()}.partial")
     try:
         with open(temporary, "w", encoding="utf-8") as out:

@@ -31,6 +31,9 @@ def _plain_terminal() -> bool:
 
 
 def _console(stderr: bool = False, **options) -> Console:
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) < 20 and "width" not in options:
+        options["width"] = 20  # Rich takes COLUMNS=0 as no room at all and prints nothing, errors included
     return Console(stderr=stderr, color_system=None if _plain_terminal() else "auto", emoji=False, **options)
 
 

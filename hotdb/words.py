@@ -13,8 +13,10 @@ from hotdb.result import Result
 
 
 def plain(text: str) -> str:
-    """Text as text: control characters (escape sequences, carriage returns) shown as
-    \\xNN, never acted on by a terminal or left raw in a page."""
+    """Text as text, on one line: control characters (escape sequences, carriage returns,
+    newlines) shown as \\xNN, line separators and the marks that reorder text (U+2028,
+    U+202E...) as \\uNNNN, never acted on by a terminal or a page. A name is data: it
+    cannot split a table's row or an error, or turn what follows it around."""
     return text.translate(_CONTROLS)
 
 
@@ -27,7 +29,8 @@ def markdown(text: str) -> str:
 
 _MARKDOWN = re.compile(r"[\\`*\[\]<>|$~#!&]")
 _EMPHASIS = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))}
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0a, 0x20), *range(0x7f, 0xa0))} | {
+    c: f"\\u{c:04x}" for c in (0x061c, 0x200e, 0x200f, 0x2028, 0x2029, *range(0x202a, 0x202f), *range(0x2066, 0x206a))}
 
 
 def figure(column: str, value: float) -> str:
@@ -164,6 +167,10 @@ def compare_legend(result: Result) -> list[str]:
                      "the noise assumed between captures are told (capture with --replicates 3 to judge smaller ones)")
     if "none" in sources:
         notes.append("can't tell: see reason; a derived item (runtime overhead) or a printed time has 0 samples")
+    if f.get("busy_runs"):
+        notes.append("captured beside busy processes, left out of their side (not judged where a side has no "
+                     "other): " + ", ".join(f"{r['label']} ({r['others_cpu_pct']:.0f} % of the CPUs)"
+                                             for r in f["busy_runs"]))
     return notes
 
 

@@ -14,7 +14,15 @@
 --            captures; a change is told only beyond $floor_pct either way
 --   none     one capture a side with one time per item: nothing to judge by
 --
--- The whole run, '(end to end)', is judged alone (no adjustment).
+-- A run captured beside busy processes (_quiet_run) is left out of its side when the side
+-- has quiet runs; a side with none is not judged: sharing the CPUs slows every kernel
+-- alike (two busy processes on two cores double its time), which neither its samples nor
+-- the noise of quieter runs show.
+--
+-- The whole run, '(end to end)', is judged alone (no adjustment). An item with no kernel
+-- (VM builtins, the runtime's overhead: the whole run less its kernels, a difference of
+-- two noisy times that can near 0) is not judged: log-normal noise does not describe it,
+-- and the whole run's row holds its time.
 --
 -- @param a_runs         run ids of side A (a list)
 -- @param b_runs         run ids of side B (a list)
@@ -30,7 +38,7 @@
 -- @column ratio          time_b_us / time_a_us
 -- @column ratio_low      the ratio's 95 % interval, lower end
 -- @column ratio_high     its upper end
--- @column runs_a         runs of side A that time the item
+-- @column runs_a         runs of side A that time the item (its quiet ones, where it has any)
 -- @column runs_b         runs of side B
 -- @column samples_a      repeated samples of the item on side A (0: a printed time or a derived item)
 -- @column samples_b      on side B
@@ -42,15 +50,20 @@
 -- @column reason         for can't tell, why and what to capture
 CREATE OR REPLACE MACRO _compare_items(a_runs, b_runs, item_kind, threshold_pct, floor_pct) AS TABLE
 WITH picked AS (
-    SELECT CASE WHEN list_contains(a_runs, run_id) THEN 'a' ELSE 'b' END AS side, *
-    FROM _run_items(item_kind)
-    WHERE list_contains(a_runs, run_id) OR list_contains(b_runs, run_id)
+    SELECT CASE WHEN list_contains(a_runs, i.run_id) THEN 'a' ELSE 'b' END AS side, i.*,
+           r.label, r.others_cpu_pct, _quiet_run(r.others_cpu_pct) AS quiet
+    FROM _run_items(item_kind) AS i
+    JOIN runs AS r USING (run_id)
+    WHERE list_contains(a_runs, i.run_id) OR list_contains(b_runs, i.run_id)
+    QUALIFY quiet OR NOT bool_or(quiet) OVER (PARTITION BY side, item)
 ),
 sides AS (
     SELECT item, side, count(*) AS runs, exp(avg(ln(nullif(time_us, 0)))) AS time_us, avg(ln(nullif(time_us, 0))) AS mean_log,
            coalesce(var_samp(ln(nullif(time_us, 0))), 0) AS var_log,
            sum(samples) AS samples, bool_and(samples >= 2) AS sampled, any_value(run_id) AS run_id,
-           any_value(task_name) AS task_name, any_value(task_args) AS task_args
+           any_value(task_name) AS task_name, any_value(task_args) AS task_args,
+           min(label) AS label, min(others_cpu_pct) AS others_cpu_pct, bool_or(quiet) AS quiet,
+           bool_or(kernel) AS kernel
     FROM picked GROUP BY item, side
 ),
 history AS (
@@ -89,9 +102,15 @@ paired AS (
            coalesce(a.task_args, b.task_args) AS task_args,
            a.time_us AS time_a_us, b.time_us AS time_b_us, a.runs AS runs_a, b.runs AS runs_b,
            coalesce(a.samples, 0) AS samples_a, coalesce(b.samples, 0) AS samples_b,
-           b.mean_log - a.mean_log AS d,
+           b.mean_log - a.mean_log AS d, coalesce(a.kernel, b.kernel) AS kernel,
+           CASE WHEN NOT a.quiet AND a.runs = 1 THEN 'run ' || a.label
+                WHEN NOT a.quiet THEN format('every run of side A ({})', a.runs)
+                WHEN NOT b.quiet AND b.runs = 1 THEN 'run ' || b.label
+                WHEN NOT b.quiet THEN format('every run of side B ({})', b.runs) END AS busy_run,
+           CASE WHEN NOT a.quiet THEN a.others_cpu_pct WHEN NOT b.quiet THEN b.others_cpu_pct END AS busy_cpu_pct,
            CASE
                WHEN a.item IS NULL OR b.item IS NULL OR a.mean_log IS NULL OR b.mean_log IS NULL THEN NULL
+               WHEN NOT coalesce(a.kernel, b.kernel) THEN 'none'
                WHEN coalesce(h.df, 0) + a.runs + b.runs - 2 >= 1 THEN 'runs'
                WHEN a.runs = 1 AND b.runs = 1 AND a.sampled AND b.sampled AND sa.n >= 2 AND sb.n >= 2 THEN 'samples'
                ELSE 'none'
@@ -151,6 +170,8 @@ judged AS (
            CASE
                WHEN time_a_us IS NULL AND runs_a IS NULL THEN 'added'
                WHEN time_b_us IS NULL AND runs_b IS NULL THEN 'removed'
+               WHEN NOT kernel THEN 'can''t tell'
+               WHEN busy_run IS NOT NULL THEN 'can''t tell'
                WHEN noise_from = 'runs' AND p_value <= 0.05 AND abs(ratio - 1) * 100 >= threshold_pct
                    THEN CASE WHEN ratio > 1 THEN 'slower' ELSE 'faster' END
                WHEN noise_from = 'runs' THEN 'within noise'
@@ -168,7 +189,12 @@ SELECT item, task_name, task_args, time_a_us, time_b_us, time_b_us - time_a_us A
        p_value, verdict IN ('faster', 'slower') AS significant, verdict,
        CASE
            WHEN verdict <> 'can''t tell' THEN NULL
+           WHEN NOT kernel AND noise_from IS NOT NULL THEN
+               'not a kernel: the runtime''s own time (the whole run''s row judges it)'
            WHEN noise_from IS NULL THEN 'no time measured on a side (a call the profiler timed as 0)'
+           WHEN busy_run IS NOT NULL THEN
+               format('{} captured while other processes used {:.0f} % of the CPUs or more: capture again on a '
+                      'quiet machine (each side with --replicates 3)', busy_run, busy_cpu_pct)
            WHEN noise_from = 'samples' THEN
                format('one run a side, no history: within ±{:.0f} % may be capture noise; capture with --replicates 3',
                       floor_pct)

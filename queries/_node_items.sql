@@ -7,11 +7,12 @@
 -- @column node_index     the node
 -- @column time_us        the node's time per inference, in microseconds
 -- @column sample_count   its repeated samples (0: none)
+-- @column is_kernel      whether it is a kernel (not a VM builtin or the runtime's overhead)
 -- @column item           the item it belongs to
 -- @column task_name      the task its kernel matched, if any
 -- @column task_args      that task's arguments as JSON
 CREATE OR REPLACE MACRO _node_items(item_kind) AS TABLE
-SELECT n.run_id, n.node_index, n.time_us, n.sample_count,
+SELECT n.run_id, n.node_index, n.time_us, n.sample_count, n.is_kernel,
        CASE WHEN item_kind = 'op' THEN 'op ' || n.kernel_family
             WHEN item_kind = 'kernel' OR m.workload_key IS NULL THEN 'kernel ' || n.func_name
             ELSE m.workload_key END AS item,

@@ -1,7 +1,7 @@
 -- The build each run is a capture of, for the noise between runs (item_noise.sql): runs
 -- of one model, IR (a live capture's hash of its IR text, else the ingested IR source's
--- content) and target, untuned; a replicate group is a build of its own, and a tuned run
--- outside one is alone (each tuning round is another build). NULL: a run whose IR is
+-- content) and target, untuned, replicates included (their spread is the build's noise
+-- too); a tuned run is alone (each tuning round is another build). NULL: a run whose IR is
 -- unknown has no history.
 --
 -- @column run_id    the run
@@ -12,11 +12,10 @@ CREATE OR REPLACE VIEW _run_builds AS
 SELECT run_id, model_id, ir,
        CASE WHEN ir IS NOT NULL THEN
            concat_ws(' ', model_id, ir, target_text(target),
-                     CASE WHEN replicate_of IS NOT NULL THEN 'group ' || replicate_of
-                          WHEN baseline_run_id IS NOT NULL THEN 'tuned run ' || run_id END)
+                     CASE WHEN baseline_run_id IS NOT NULL THEN 'tuned run ' || run_id END)
        END AS build
 FROM (
-    SELECT r.run_id, r.model_id, r.target, r.replicate_of, r.baseline_run_id,
+    SELECT r.run_id, r.model_id, r.target, r.baseline_run_id,
            coalesce(r.ir_sha256, s.content_sha256) AS ir
     FROM runs AS r
     LEFT JOIN _run_ir AS i USING (run_id)

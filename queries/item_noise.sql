@@ -1,11 +1,11 @@
 -- The noise floor from history: how much each workload's time (and the whole run's)
--- varies between runs of one build, the same model, IR and target, untuned (a replicate
--- group is a build of its own). Estimated from the runs the database holds: the standard
+-- varies between runs of one build, the same model, IR and target, untuned (replicates
+-- included; captures beside busy processes left out). Estimated from the runs the database holds: the standard
 -- deviation of log times, as a percentage. `compare` pools it over the builds it
 -- compares, so that one capture a side is judged against the noise between captures,
 -- which the samples of one capture do not show (docs/design.md, "Comparisons").
 --
--- @column build       the build: model id, IR hash, target (and replicate group or tuned run)
+-- @column build       the build: model id, IR hash, target (and the run, for a tuned one)
 -- @column model       the model's name
 -- @column item        the workload key, 'kernel <symbol>' for unmatched kernels, or '(end to end)'
 -- @column runs        runs of the build that time the item

@@ -284,3 +284,86 @@ def test_duckdb_out_of_memory_is_a_one_line_error_naming_the_limit(tmp_path, vgg
     one_line_error(result, 1, "DuckDB ran out of memory under HOTDB_MEMORY_LIMIT=64MiB")
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert table_counts(db) == before
+
+
+# --- what a hostile review found: streams, special outputs, terminals that break messages ----
+
+def test_a_file_that_would_block_is_refused_not_waited_for(tmp_path):
+    if not os.access("/proc/kmsg", os.R_OK):
+        pytest.skip("/proc/kmsg is not readable here (it needs root)")
+    result, _ = run("--db", tmp_path / "db.duckdb", "ingest", "/proc/kmsg", timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "would wait" in result.stderr or "format not recognised" in result.stderr  # what was there, if any
+
+
+def test_a_sqlite_file_as_database_is_named_as_one(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "x.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE t (a)")
+    result, _ = run("--db", path, "runs")
+    one_line_error(result, 1, "it is a SQLite database")
+    assert len(result.stderr.strip().splitlines()) == 1 and "INSTALL" not in result.stderr
+
+
+def test_outputs_onto_a_fifo_a_device_or_a_link_are_written_through(tmp_path, vgg16):
+    db = tmp_path / "db.duckdb"
+    run("--db", db, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    try:
+        result, _ = run("--db", db, "export", "--to", "json", "--coverage", "90", "-o", fifo)
+        assert result.returncode == 0, result.stderr
+        assert json.loads(reader.communicate(timeout=60)[0]) and fifo.is_fifo()  # still the FIFO, read through
+    finally:
+        reader.kill()
+    assert run("--db", db, "export", "--to", "json", "--coverage", "90", "-o", "/dev/null")[0].returncode == 0
+    assert Path("/dev/null").is_char_device()
+    target, link = tmp_path / "tasks.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    assert run("--db", db, "export", "--to", "json", "--coverage", "90", "-o", link)[0].returncode == 0
+    assert link.is_symlink() and json.loads(target.read_text())
+
+
+@pytest.mark.parametrize("env", [{"COLUMNS": "0"}, {"COLUMNS": "1"}, {"PYTHONIOENCODING": "ascii"}])
+def test_terminals_that_would_hide_or_break_a_message(tmp_path, vgg16, env):
+    db = tmp_path / "db.duckdb"
+    made, _ = run("--db", db, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "café",
+                  "--run", "café-1", env=env)
+    assert made.returncode == 0 and "Traceback" not in made.stderr, made.stderr
+    shown, _ = run("--db", db, "runs", env=env)
+    assert shown.returncode == 0 and ("café-1" in shown.stdout or "caf\\xe9-1" in shown.stdout), shown.stdout
+    missing, _ = run("--db", db, "top", "--run", "nope-é", env=env)
+    one_line_error(missing, 1, "error:", "nope-")
+
+
+def test_names_cannot_split_a_row_or_turn_text_around(cli, vgg16):
+    name = "a\nb\u2028c\u202ed"
+    assert cli("ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", name, "--run", name).code == 0
+    out = cli("runs").out
+    assert "a\\x0ab\\u2028c\\u202ed" in out and "\u2028" not in out and "\u202e" not in out
+    assert len([line for line in out.splitlines() if "a\\x0ab" in line]) == 1
+    assert cli("runs", "-f", "json").json()[0]["run"] == name  # the data keeps it as it is
+    missing = cli("top", "--run", "x\ny\u202e")
+    assert missing.code == 1 and len(missing.err.strip().splitlines()) == 1 and "\u202e" not in missing.err
+
+
+def test_a_runaway_query_is_stopped_at_the_time_limit(tmp_path, vgg16):
+    db = tmp_path / "db.duckdb"
+    run("--db", db, "ingest", vgg16["table"], "--model", "m")
+    result, _ = run("--db", db, "sql", "SELECT count(*) FROM range(100000000000) AS a, range(1000) AS b",
+                    env={"HOTDB_SQL_TIMEOUT": "1"}, timeout=120)
+    one_line_error(result, 1, "ran past 1 s", "HOTDB_SQL_TIMEOUT")
+
+
+def test_a_huge_sparse_report_is_refused_at_once(tmp_path):
+    """100 GB of holes behind a valid header: refused by its size, not scanned for minutes."""
+    path = tmp_path / "report.csv"
+    with path.open("wb") as out:
+        out.write(b"Name,Duration (us),Count,Device\nfused_dense,1.0,1,cpu0\n")
+        out.truncate(100 * 10**9)
+    result, _ = run("--db", tmp_path / "db.duckdb", "ingest", path, timeout=60)
+    one_line_error(result, 1, "HOTDB_MAX_STREAM_BYTES", "report.csv")

@@ -31,6 +31,9 @@ def test_database_of_the_first_migration_is_migrated_with_its_data(cli, db, vgg1
                    kernel_family, func_base, func_number, out_shape, out_shape_logical)
                    VALUES (1, 0, 'k', 0, 'fused_nn_dense', 5.0, 1, 'dense', 'fused_nn_dense', 0, [1, 10], [1, 10])""")
     con.close()
+    refused = cli("runs")  # a read never changes the file: it says what to run
+    assert refused.code == 1 and "hotdb upgrade" in refused.err and "schema 1" in refused.err
+    assert cli("upgrade").code == 0
     runs = cli("runs", "-f", "json").json()
     assert [r["run"] for r in runs] == ["old-1"] and runs[0]["total_time_us"] == 5.0
     con = duckdb.connect(str(db), read_only=True)
@@ -150,7 +153,7 @@ def test_nodes_of_schema_4_are_split_into_calls_and_signatures_unchanged(cli, db
                           (7, 3, 'k', 0, 'k', 8.0, 1, 'cpu1', [[1, 8]], [1, 8], NULL, false)""")
     before = con.execute("SELECT * FROM nodes ORDER BY node_index").fetchall()
     con.close()
-    assert cli("runs").code == 0  # opening migrates
+    assert cli("upgrade").code == 0
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT * FROM nodes ORDER BY node_index").fetchall() == before
     assert con.execute("SELECT node_index, signature_id FROM node_calls ORDER BY node_index").fetchall() == \
@@ -171,3 +174,29 @@ def test_node_columns_are_split_exactly_once():
         assert sorted(columns("node_calls")) == sorted(["run_id", "signature_id", *CALL_COLUMNS])
         assert sorted(columns("node_signatures")) == sorted(["run_id", "signature_id", *SIGNATURE_COLUMNS])
         assert sorted(columns("nodes")) == sorted(["run_id", *column_names(NodeRow)])
+
+
+def test_reads_never_change_the_file(cli, db, vgg16):
+    """Another hotdb's views are replaced in the reader's memory, not in the file; an older
+    schema is refused with what to run; the file stays byte for byte as it was."""
+    import hashlib
+
+    assert cli("ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m").code == 0
+    expected = cli("runs", "-f", "json").json()
+    con = duckdb.connect(str(db))
+    con.execute("CREATE OR REPLACE VIEW run_totals AS SELECT 1 AS stale")  # as another hotdb left it
+    con.execute("UPDATE hotdb_meta SET value = 'another' WHERE key = 'views_sha256'")
+    con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    for args in (["runs", "-f", "json"], ["top"], ["sql", "SELECT count(*) AS n FROM run_totals"]):
+        result = cli(*args)
+        assert result.code == 0, (args, result.err)
+    assert cli("runs", "-f", "json").json() == expected
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    con = duckdb.connect(str(db))
+    con.execute("DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)")
+    con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    refused = cli("top")
+    assert refused.code == 1 and "hotdb upgrade" in refused.err
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before

@@ -132,6 +132,7 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
     # captures of one build differ by up to ~10 % in a kernel (where its buffers fall, what
     # else the machine does); back-to-back repeats on one allocation would hide that from
     # the significance test, rounds spread over the capture and its allocations show it.
+    busy = OthersCpu()
     samples: dict[tuple, list[float]] = {key: [] for key in signatures}
     timers = {key: kernels.time_evaluator(key[0], dev, number=1, repeat=1, min_repeat_ms=min_repeat_ms)
               for key in signatures}
@@ -146,6 +147,7 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
     fresh = relax.VirtualMachine(executable, dev)  # no instrument: nothing added per call
     whole = fresh.time_evaluator(loaded.entry, dev, number=1, repeat=repeat, min_repeat_ms=min_repeat_ms)
     end_to_end = [t * 1e6 for t in whole(*inputs).results]
+    others_cpu_pct = busy.pct()
     progress("end-to-end", 1, 1)
 
     kernel_total = sum(float(np.median(samples[(c["symbol"], c["shapes"], c["dtypes"])]))
@@ -180,10 +182,41 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
         "python_version": platform.python_version(), "hotdb_version": __version__, "ir_sha256": loaded.ir_sha256,
         "timing_method": f"time_evaluator per (kernel, shapes) in {repeat} rounds over all kernels, fresh tensors "
                          f"each round, min_repeat_ms={min_repeat_ms}, warmup={warmup}",
-        "end_to_end_us": end_to_end,
+        "end_to_end_us": end_to_end, "others_cpu_pct": others_cpu_pct,
     }
     instrumented = sum(c["instrumented_us"] for c in sequence if c["kernel"])
     return Capture(loaded.name, profile, tasks, loaded.script, meta, instrumented)
+
+
+class OthersCpu:
+    """How much of the machine's CPU time other processes used since it was made, in %.
+
+    Two captures of one build differ most when something else ran beside one of them (two
+    busy processes on two cores double a kernel's time); its samples cannot show that, so
+    the capture measures it: all CPUs' busy time (/proc/stat) minus this process's own.
+    None where /proc/stat is not there."""
+
+    def __init__(self):
+        self.start = self._now()
+
+    @staticmethod
+    def _now() -> tuple[float, float, float] | None:
+        try:
+            with open("/proc/stat", "rb") as f:
+                fields = [int(v) for v in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        hz = os.sysconf("SC_CLK_TCK")
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        own = os.times()
+        return sum(fields) / hz, (sum(fields) - idle) / hz, own.user + own.system
+
+    def pct(self) -> float | None:
+        end = self._now()
+        if self.start is None or end is None or end[0] <= self.start[0]:
+            return None
+        total, busy, own = (e - s for e, s in zip(end, self.start))
+        return round(min(100.0, max(0.0, 100 * (busy - own) / total)), 1)
 
 
 def _record_calls(vm, entry: str, inputs, dev) -> list[dict]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import hashlib
+import os
 import stat
 import threading
 import zlib
@@ -75,16 +76,19 @@ class Source:
             return cls(path, b"\0".join(name.encode() + b"\0" + data for name, data in members), members)
         try:
             size = path.stat().st_size
-            with path.open("rb") as handle:
-                head = handle.read(SNIFF_BYTES)
+            with open_input(path) as handle:
+                head = read_some(handle, SNIFF_BYTES)
             if head[:2] == b"\x1f\x8b":
                 return cls(path, _gunzip(path))
             if size > limits.stream_bytes():
+                if size > limits.max_stream_bytes():
+                    raise ParseError(path, None, f"the file holds {size:,} bytes, more than the {limits.max_stream_bytes():,} "
+                                                 "hotdb streams; set HOTDB_MAX_STREAM_BYTES to raise the limit")
                 source = cls(path, head, streamed_size=size)
                 source._hash_in_background()
                 return source
         except OSError as exc:
-            raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+            raise cannot_read(path, exc) from None
         return cls(path, _read(path))
 
     @classmethod
@@ -184,11 +188,11 @@ class Source:
 def _file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(8 * 2**20):
+        with open_input(path) as handle:
+            while chunk := read_some(handle, 8 * 2**20):
                 digest.update(chunk)
     except OSError as exc:
-        raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+        raise cannot_read(path, exc) from None
     return digest.hexdigest()
 
 
@@ -197,7 +201,7 @@ def _kind(path: Path) -> str:
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+        raise cannot_read(path, exc) from None
     if stat.S_ISDIR(mode):
         return "folder"
     if stat.S_ISREG(mode):
@@ -205,6 +209,30 @@ def _kind(path: Path) -> str:
     what = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
             else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
     raise ParseError(path, None, f"{what}: hotdb reads regular files and folders only (copy the data to a file)")
+
+
+def open_input(path: Path):
+    """A file opened for reading that never waits: a regular file that blocks (/proc/kmsg,
+    a kernel stream that holds its next line until there is one) raises BlockingIOError at
+    its first empty read (said by `cannot_read`) instead of hanging the command. Files on
+    disk never block."""
+    return os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb")
+
+
+def read_some(handle, size: int) -> bytes:
+    """Up to `size` bytes of an `open_input` file; BlockingIOError where it would wait (a
+    non-blocking read returns None when nothing is there yet)."""
+    data = handle.read(size)
+    if data is None:
+        raise BlockingIOError(11, "no data yet")
+    return data
+
+
+def cannot_read(path: Path, exc: OSError) -> ParseError:
+    if isinstance(exc, BlockingIOError):
+        return ParseError(path, None, "reading it would wait for more (a device or a kernel stream): hotdb reads "
+                                      "files whose data is there (copy it to a file)")
+    return ParseError(path, None, f"cannot read file: {exc.strerror or exc}")
 
 
 def _too_large(path: Path, what: str) -> ParseError:
@@ -221,10 +249,10 @@ def _read(path: Path) -> bytes:
         _kind(path)
         if path.stat().st_size > limit:
             raise _too_large(path, "the file holds")
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
+        with open_input(path) as handle:
+            data = read_some(handle, limit + 1)
     except OSError as exc:
-        raise ParseError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+        raise cannot_read(path, exc) from None
     if len(data) > limit:
         raise _too_large(path, "the file holds")
     return data
@@ -236,12 +264,14 @@ def _gunzip(path: Path) -> bytes:
     limit = limits.max_read_bytes()
     chunks, total = [], 0
     try:
-        with gzip.open(path, "rb") as handle:
+        with open_input(path) as raw, gzip.open(raw, "rb") as handle:
             while chunk := handle.read(MiB_CHUNK):
                 total += len(chunk)
                 if total > limit:
                     raise _too_large(path, "decompressed, the file holds")
                 chunks.append(chunk)
+    except BlockingIOError as exc:
+        raise cannot_read(path, exc) from None
     except (OSError, EOFError, zlib.error) as exc:
         raise ParseError(path, None, f"gzip data is damaged: {exc}") from None
     return b"".join(chunks)

@@ -105,6 +105,16 @@ _METRIC_TYPE = re.compile(r'^STRUCT\("?(string|count|microseconds|percent|ratio)
 
 def _node_table(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None,
                 totals: dict[str, float] | None = None) -> NodeTable:
+    """_scanned, any DuckDB error of a later scan said in one line too: a file cut or
+    changed while it is read fails there, not in the first scan."""
+    try:
+        return _scanned(source, con, scan, header, make_node, first_line, totals)
+    except duckdb.Error as exc:
+        raise _reader_error(source, exc, header) from None
+
+
+def _scanned(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None,
+             totals: dict[str, float] | None = None) -> NodeTable:
     """Scan the calls twice: their per-call columns into a table, in order (a call's row
     number is its node index), and their distinct signatures, each canonicalised once.
     An error names the call's line, or where calls have no lines, its index."""
@@ -115,12 +125,9 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
 
     keyed = [c for c in header if c in ("Name", "Argument Shapes", "Hash") or "layout" in c]
     signature = f"hash({', '.join(_ident(c) for c in keyed)})"
-    try:
-        con.execute(_sql("report_calls", signature=signature, duration=_ident("Duration (us)"), scan=scan,
-                         count=_ident("Count") if "Count" in header else "NULL",
-                         device=_ident("Device") if "Device" in header else "NULL"), params)
-    except duckdb.Error as exc:
-        raise _reader_error(source, exc, header) from None
+    con.execute(_sql("report_calls", signature=signature, duration=_ident("Duration (us)"), scan=scan,
+                     count=_ident("Count") if "Count" in header else "NULL",
+                     device=_ident("Device") if "Device" in header else "NULL"), params)
     bad = con.execute(_sql("first_bad_call"), {"most": INT32_MAX}).fetchall()
     if bad:
         row, bad_time, time_us, bad_count = bad[0]

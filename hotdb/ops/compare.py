@@ -40,6 +40,7 @@ def compare(database: Database, run_a: str | list[str] | None = None, run_b: str
                                           "floor_pct": SAMPLES_FLOOR_PCT}, run_a=label_a, run_b=label_b, by=by)
         result.facts.update(query(store, "run_pair", {"a": a[0], "b": b[0]}).records()[0])
         result.facts.update(runs_a=len(a), runs_b=len(b))
+        result.facts["busy_runs"] = query(store, "busy_runs", {"runs": a + b}).records()
     verdicts: dict[str, int] = {}
     for verdict in result.column("verdict"):
         verdicts[verdict] = verdicts.get(verdict, 0) + 1
@@ -96,9 +97,10 @@ def gate(result: Result, fail_above_pct: float, *, allow_different_builds: bool 
                               "to judge these anyway", result=result)
     items = [r for r in result.records() if r["item"] != END_TO_END]
     if not any(r["verdict"] in TESTED for r in items):
-        reasons = sorted({r["reason"] for r in items if r["reason"]})
+        # the hottest item's reason: what keeps the items that matter from being judged
+        told = sorted((r for r in items if r["reason"]), key=lambda r: -(r["time_a_us"] or r["time_b_us"] or 0))
         raise NothingTested(f"the regression gate tested nothing: none of the {len(items)} items compared could be "
-                            "told from the noise between runs" + (f" ({reasons[0]})" if len(reasons) == 1 else
+                            "told from the noise between runs" + (f" ({told[0]['reason']})" if told else
                                                                    "; capture each side with --replicates 3"),
                             result=result)
     worst = [r for r in items if r["verdict"] == "slower"

@@ -9,6 +9,9 @@ FROM ..., WITH, VALUES, DESCRIBE, SHOW, SUMMARIZE; and EXPLAIN).
 
 from __future__ import annotations
 
+import threading
+
+from hotdb import limits
 from hotdb.errors import BadArgument, UsageError
 from hotdb.result import Result
 from hotdb.store.database import Database
@@ -40,11 +43,19 @@ def sql(database: Database, text: str) -> Result:
             store.con.execute("SET allowed_directories = [$root]", {"root": str(database.lake.root.resolve()) + "/"})
         for setting in _LOCKDOWN:
             store.con.execute(setting)
+        timeout = limits.sql_timeout_s()
+        timer = threading.Timer(timeout, store.con.interrupt)
+        timer.start()
         try:
             cursor = store.con.execute(statement.query)
             return Result([d[0] for d in cursor.description], cursor.fetchall())
+        except duckdb.InterruptException:
+            raise UsageError(f"the query ran past {timeout:g} s and was stopped (HOTDB_SQL_TIMEOUT sets the "
+                             "limit)") from None
         except duckdb.Error as exc:
             raise UsageError(f"SQL error: {_first_line(exc)}") from None
+        finally:
+            timer.cancel()
 
 
 def _first_line(exc: Exception) -> str:

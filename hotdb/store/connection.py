@@ -25,6 +25,7 @@ from hotdb.resources import query_files, schema_files, sql
 from hotdb.store.sqlfiles import read_view
 
 DEFAULT_DB = "hotdb.duckdb"
+_CREATE = re.compile(r"^CREATE OR REPLACE (VIEW|MACRO)\b", re.MULTILINE)
 
 
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -49,7 +50,7 @@ def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             return connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower():
-                raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
+                raise DatabaseError(f"{path}: cannot open the database: {_why_not(path, exc)}") from None
             if time.monotonic() >= deadline:
                 raise DatabaseError(
                     f"{path}: another process holds the database lock and did not release it within "
@@ -57,7 +58,20 @@ def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
         except duckdb.Error as exc:
-            raise DatabaseError(f"{path}: cannot open the database: {exc}") from None
+            raise DatabaseError(f"{path}: cannot open the database: {_why_not(path, exc)}") from None
+
+
+def _why_not(path: Path, exc: duckdb.Error) -> str:
+    """Why DuckDB could not open `path`, in one line: a SQLite file is named as one (DuckDB
+    would tell the user to install its sqlite extension, which hotdb never loads)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        head = b""
+    if head == b"SQLite format 3\x00":
+        return "it is a SQLite database; hotdb keeps its data in a DuckDB file (give --db a new or a hotdb .duckdb path)"
+    return str(exc).strip().splitlines()[0]
 
 
 def latest_schema_version() -> int:
@@ -65,20 +79,22 @@ def latest_schema_version() -> int:
 
 
 class Store:
-    """One open database. Use as a context manager; close() releases the file lock."""
+    """One open database. Use as a context manager; close() releases the file lock. A
+    read-only store is `check`ed: of this hotdb's schema, with its views (in memory)."""
 
-    def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False):
+    def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False,
+                 check: bool = True):
         self.path = Path(path) if path is not None else default_path()
         if not create and str(self.path) != ":memory:" and not self.path.exists():
             raise DatabaseError(f"no database at {self.path}; run `hotdb ingest` first, or pass --db / set HOTDB_DB")
-        # readers share the file; a database that needs migrating or new views is written first
+        # readers share the file and never change it: an older database is refused with what
+        # to run, another hotdb's views are replaced in this connection's memory only
         read_only = read_only and str(self.path) != ":memory:"
         self.con = _connect(self.path, read_only=read_only)
         try:
-            if read_only and not self._current():
-                self.con.close()
-                Store(self.path, create=False).close()
-                self.con = _connect(self.path, read_only=True)
+            if read_only and check and not self._current():
+                self._check_readable()
+                self._views_in_memory()
             if not read_only:
                 migrated = self.migrate()
                 self.refresh_views(force=bool(migrated))
@@ -110,13 +126,39 @@ class Store:
             return 0
         return self.con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
 
-    def migrate(self) -> list[int]:
-        current = self.schema_version()
+    def _check_newer(self, current: int) -> None:
         newest = latest_schema_version()
         if current > newest:
             raise DatabaseError(
                 f"{self.path}: the database has schema version {current}, newer than this hotdb knows "
                 f"({newest}); upgrade hotdb to open it")
+
+    def _check_readable(self) -> None:
+        """A read of a database of another schema: refused, saying what to run."""
+        current = self.schema_version()
+        self._check_newer(current)
+        if current == 0:
+            raise DatabaseError(f"{self.path}: holds no hotdb data (no schema); `hotdb ingest` stores some")
+        if current < latest_schema_version():
+            raise DatabaseError(f"{self.path}: made by an older hotdb (schema {current}, this one reads "
+                                f"{latest_schema_version()}); run `hotdb upgrade` once to bring it up to date "
+                                "(a read never changes the file)")
+
+    def _views_in_memory(self) -> None:
+        """This hotdb's views and macros as temporary ones, which DuckDB resolves before the
+        file's: a read of a database another hotdb wrote leaves it as it was. Its stored
+        matches stay those of the hotdb that wrote them until a write re-matches them."""
+        items = [read_view(p) for p in query_files()]
+        for item in _dependency_order(items):
+            text = _CREATE.sub(r"CREATE OR REPLACE TEMP \1", item.sql, count=1)
+            try:
+                self.con.execute(text)
+            except duckdb.Error as exc:
+                raise DatabaseError(f"{item.path.name}: {exc}") from None
+
+    def migrate(self) -> list[int]:
+        current = self.schema_version()
+        self._check_newer(current)
         pending = [path for path in schema_files() if int(path.name[:4]) > current]
         if not pending:
             return []

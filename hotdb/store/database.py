@@ -47,6 +47,19 @@ class Database:
         with Store(self.file, create=True) as store:
             return load(store, model, items, **options)
 
+    def upgrade(self) -> tuple[int, int]:
+        """Bring the file to this hotdb: its migrations, views and stored matches (what a
+        read never does). (schema version before, after)."""
+        if self.lake is not None:
+            raise UsageError("a lake is upgraded by `hotdb lake compact`, which rewrites its files")
+        before = Store(self.file, create=False, read_only=True, check=False)
+        try:
+            version = before.schema_version()
+        finally:
+            before.close()
+        with Store(self.file, create=False) as store:
+            return version, store.schema_version()
+
     def lake_at(self, folder: str | Path, create: bool = False):
         from hotdb.store.lake import Lake
 
