@@ -200,3 +200,11 @@ def test_reads_never_change_the_file(cli, db, vgg16):
     refused = cli("top")
     assert refused.code == 1 and "hotdb upgrade" in refused.err
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+def test_upgrade_says_what_it_did_and_a_lake_needs_none(cli, tmp_path, vgg16):
+    assert cli("ingest", vgg16["table"], "--model", "m").code == 0
+    done = cli("upgrade")
+    assert done.code == 0 and f"schema version {latest_schema_version()}" in done.err
+    lake = cli("--lake", tmp_path / "lake", "upgrade", use_db=False)
+    assert lake.code == 1 and "needs no upgrade" in lake.err

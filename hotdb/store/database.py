@@ -51,7 +51,7 @@ class Database:
         """Bring the file to this hotdb: its migrations, views and stored matches (what a
         read never does). (schema version before, after)."""
         if self.lake is not None:
-            raise UsageError("a lake is upgraded by `hotdb lake compact`, which rewrites its files")
+            raise UsageError("a lake needs no upgrade: its readers make this hotdb's views in memory")
         before = Store(self.file, create=False, read_only=True, check=False)
         try:
             version = before.schema_version()
