@@ -30,10 +30,16 @@ def _plain_terminal() -> bool:
     return "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb"
 
 
-def _console(stderr: bool = False, **options) -> Console:
+def _columns() -> int | None:
+    """COLUMNS when set, at least 20: Rich takes COLUMNS=0 as no room at all and prints
+    nothing, errors included."""
     columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) < 20 and "width" not in options:
-        options["width"] = 20  # Rich takes COLUMNS=0 as no room at all and prints nothing, errors included
+    return max(int(columns), 20) if columns.isdigit() else None
+
+
+def _console(stderr: bool = False, **options) -> Console:
+    if _columns() is not None:
+        options.setdefault("width", _columns())
     return Console(stderr=stderr, color_system=None if _plain_terminal() else "auto", emoji=False, **options)
 
 
@@ -107,8 +113,8 @@ def _text(column: str, value) -> str:
 def _terminal_width() -> int | None:
     """The width a table must fit: the terminal's, or COLUMNS when set; None when the
     output is piped without COLUMNS (a table then takes the width it needs)."""
-    if os.environ.get("COLUMNS", "").isdigit():
-        return max(int(os.environ["COLUMNS"]), 20)
+    if _columns() is not None:
+        return _columns()
     if sys.stdout.isatty():
         return shutil.get_terminal_size().columns
     return None

@@ -19,8 +19,9 @@ from hotdb.store.database import Database, query
 
 
 #: the noise between two captures assumed where only their samples can judge (one capture a
-#: side, no other run of the build): A/A captures on a busy 2-core machine differed by up
-#: to 15 % per item (bench/stability.py), so a change is told only beyond 20 %
+#: side, no other run of the build): captures of one MLP differed by 3-6 % per kernel, and
+#: one in five ran a kernel ~10 % slower throughout; A/A captures on a busy machine by up to
+#: 15 % (bench/compare_noise.py), so a change is told only beyond 20 %
 SAMPLES_FLOOR_PCT = 20.0
 
 
