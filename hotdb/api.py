@@ -2,7 +2,7 @@
 case of hotdb/ops/; it returns data (a Result: columns, rows, facts), never text.
 
     from hotdb import Hotdb
-    db = Hotdb("hotdb.duckdb")                 # or Hotdb(lake="lake/")
+    db = Hotdb("hotdb.duckdb")                 # or Hotdb(lake="lake/"), Hotdb(lake="s3://bucket/lake")
     db.ingest(["vgg16.debug_table.txt", "vgg16.relay.txt", "vgg16.kernels.txt"], model="vgg16")
     result = db.top(by="task", coverage=90)
     result.records()                           # list of dicts, JSON columns decoded
@@ -20,10 +20,11 @@ from hotdb.store.database import Database
 
 class Hotdb:
     """hotdb over one DuckDB file (`db`, default ./hotdb.duckdb or $HOTDB_DB), or over a
-    lake of Parquet files (`lake`): every method works the same on both."""
+    lake of Delta tables (`lake`; `as_of` a version or time of it, to read): every method
+    works the same on both."""
 
-    def __init__(self, db: str | Path | None = None, *, lake: str | Path | None = None):
-        self.database = Database(db, lake=lake)
+    def __init__(self, db: str | Path | None = None, *, lake: str | Path | None = None, as_of: str | None = None):
+        self.database = Database(db, lake=lake, as_of=as_of)
 
     # -- writing ----------------------------------------------------------------------------
     def ingest(self, paths: list[str | Path], *, model: str | None = None, run: str | list[str] | None = None,
@@ -106,9 +107,11 @@ class Hotdb:
         (schema version before, after)."""
         return self.database.upgrade()
 
-    def sql(self, query: str) -> Result:
-        """Any SQL over the tables and views (hotdb/ops/sql.py)."""
-        return sql.sql(self.database, query)
+    def sql(self, query: str, *, timeout_s: float | None = None, memory_limit: int | str | None = None) -> Result:
+        """Any SQL over the tables and views, read-only, within `timeout_s` (default
+        HOTDB_SQL_TIMEOUT) and DuckDB's `memory_limit`, bytes or a size such as "2GB"
+        (default HOTDB_MEMORY_LIMIT) (hotdb/ops/sql.py)."""
+        return sql.sql(self.database, query, timeout_s=timeout_s, memory_limit=memory_limit)
 
     @staticmethod
     def formats() -> Result:
@@ -126,9 +129,13 @@ class Hotdb:
         return lakes.lake_import(self.database, lake)
 
     def lake_compact(self, lake: str | Path) -> dict:
-        """Merge each model's lake folders into one, re-matching its runs (hotdb/ops/lake.py)."""
+        """Merge a lake's small files, drop what never landed, vacuum (hotdb/ops/lake.py)."""
         return lakes.lake_compact(self.database, lake)
 
-    def lake_manifests(self, lake: str | Path, prefix: str | None = None) -> dict:
-        """A symlink manifest per lake table, for Trino, Hive and Athena (hotdb/ops/lake.py)."""
-        return lakes.lake_manifests(self.database, lake, prefix)
+    def lake_export_parquet(self, lake: str | Path, folder: str | Path) -> dict:
+        """A lake's committed rows as plain Parquet, a folder per table (hotdb/ops/lake.py)."""
+        return lakes.lake_export_parquet(self.database, lake, Path(folder))
+
+    def lake_convert(self, lake: str | Path) -> dict:
+        """Rewrite a lake of the folder layout of hotdb 0.2 as Delta tables (hotdb/ops/lake.py)."""
+        return lakes.lake_convert(self.database, lake)

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotdb import choices
+from hotdb import choices, limits
 from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions
 from hotdb.output import write_whole
 
@@ -22,7 +22,7 @@ app = typer.Typer(
     no_args_is_help=True, pretty_exceptions_enable=False,
 )
 
-_state = {"db": None, "lake": None, "debug": False}
+_state = {"db": None, "lake": None, "as_of": None, "debug": False}
 
 
 def _choices(name: str, values: tuple[str, ...]) -> type[Enum]:
@@ -57,6 +57,17 @@ _NON_NEGATIVE = _checked(0, what="a number")
 _POSITIVE = _checked(0, low_open=True, what="a number")
 _COUNT = _checked(1, what="a whole number")
 _ZERO_OR_MORE = _checked(0, what="a whole number")
+_SQL_SECONDS = _checked(limits.SQL_TIMEOUT_MINIMUM, what="a number of seconds")
+
+
+def _memory_size(text: str | None) -> int | None:
+    """Bytes of a memory limit written 512MB or 2GiB, by the rule HOTDB_MEMORY_LIMIT follows."""
+    if text is None:
+        return None
+    try:
+        return limits.size(text, limits.MEMORY_MINIMUM)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{exc}, got {text!r}") from None
 
 
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?$")
@@ -109,18 +120,20 @@ def _global(
     version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
                                           help="Print the versions of hotdb, DuckDB, apache-tvm and Python.")] = False,
     db: Annotated[Optional[Path], typer.Option("--db", envvar="HOTDB_DB", help="Database file (default ./hotdb.duckdb).")] = None,
-    lake: Annotated[Optional[Path], typer.Option("--lake", envvar="HOTDB_LAKE", help="Use a lake of Parquet files (a folder) instead of a database file: many writers, no lock.")] = None,
+    lake: Annotated[Optional[str], typer.Option("--lake", envvar="HOTDB_LAKE", metavar="<path|uri>", help="Use a lake of Delta tables (a folder, or s3://... ) instead of a database file: many writers, no lock.")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", metavar="VERSION|TIME", help="Read the lake as it was at a version of its commit log, or at a time (2026-12-01T09:00Z).")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     _state["db"] = db
     _state["lake"] = lake
+    _state["as_of"] = as_of
     _state["debug"] = debug
 
 
 def _api():
     from hotdb.api import Hotdb
 
-    return Hotdb(_state["db"], lake=_state["lake"])
+    return Hotdb(_state["db"], lake=_state["lake"], as_of=_state["as_of"])
 
 
 def _render(result, fmt: OutputFormat, view=None) -> None:
@@ -330,11 +343,16 @@ def models(fmt: FormatOption = OutputFormat.table) -> None:
 
 @app.command()
 def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and views (see docs/views.md).")],
+        timeout: Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", callback=_SQL_SECONDS,
+                           help="Stop the query after SECONDS (default: HOTDB_SQL_TIMEOUT, else 300).")] = None,
+        memory_limit: Annotated[Optional[str], typer.Option("--memory-limit", metavar="SIZE", callback=_memory_size,
+                                help="Stop the query when DuckDB needs more memory, e.g. 2GB "
+                                     "(default: HOTDB_MEMORY_LIMIT, else 384MiB).")] = None,
         fmt: FormatOption = OutputFormat.table) -> None:
     """Run one read-only query on the database or lake: no writes, files, attaches or extensions."""
     from hotdb import words
 
-    result = _api().sql(query)
+    result = _api().sql(query, timeout_s=timeout, memory_limit=memory_limit)
     _render(result, fmt, words.sql(result))
 
 
@@ -448,60 +466,67 @@ def example(
     _top(api, coverage, "vgg16-example", fmt)
 
 
-lake_app = typer.Typer(help="Move data between a database file and a lake of Parquet files (--lake).",
+lake_app = typer.Typer(help="Lakes of Delta tables (--lake): import a database file, compact, export, convert.",
                        no_args_is_help=True)
 app.add_typer(lake_app, name="lake")
 
 
-LakeDir = Annotated[Optional[Path], typer.Argument(help="The lake folder (default: --lake).")]
+LakeDir = Annotated[Optional[str], typer.Argument(help="The lake: a folder or s3://... (default: --lake).", metavar="LAKE")]
 
 
-def _lake_dir(given: Path | None) -> Path:
+def _lake_dir(given: str | None) -> str:
     if given is None and _state["lake"] is None:
-        raise typer.BadParameter("give the lake folder, as an argument or with --lake", param_hint="LAKE_DIR")
+        raise typer.BadParameter("give the lake, as an argument or with --lake", param_hint="LAKE")
     return given or _state["lake"]
 
 
 @lake_app.command("import")
-def lake_import(lake_dir: LakeDir = None) -> None:
-    """Copy the database file (--db) into a lake: one folder per run, ids moved to the lake's."""
-    from hotdb import render
+def lake_import(lake: LakeDir = None) -> None:
+    """Copy the database file (--db) into a lake: one commit per model; what it holds already is skipped."""
+    from hotdb import render, words
     from hotdb.api import Hotdb
 
-    lake_dir = _lake_dir(lake_dir)
-    counts = Hotdb(_state["db"]).lake_import(lake_dir)
-    render.info(f"imported {counts['models']} models, {counts['runs']} runs into {lake_dir}")
-
-
-lake_app.command("export", hidden=True)(lake_import)  # the name before 0.2
+    lake = _lake_dir(lake)
+    render.info(words.lake_imported(Hotdb(_state["db"]).lake_import(lake), lake))
 
 
 @lake_app.command("compact")
-def lake_compact(lake_dir: LakeDir = None) -> None:
-    """Merge each model's small files into one folder, re-matching its runs; safe while others write."""
+def lake_compact(lake: LakeDir = None) -> None:
+    """Merge small files, delete what unfinished writers left, vacuum; safe while others read and write."""
     from hotdb import render
 
-    lake_dir = _lake_dir(lake_dir)
-    counts = _api().lake_compact(lake_dir)
-    render.info(f"compacted {counts['folders']} folders of {counts['models']} models in {lake_dir}")
+    lake = _lake_dir(lake)
+    counts = _api().lake_compact(lake)
+    render.info(f"compacted {counts['tables']} tables of {lake}: {counts['files_removed']} files merged or "
+                f"removed, rows of {counts['orphan_commits']} unfinished commits deleted")
 
 
-@lake_app.command("manifest")
-def lake_manifest(
-    lake_dir: LakeDir = None,
-    prefix: Annotated[Optional[str], typer.Option("--prefix", help="URI the lake has for the engine, e.g. s3://bucket/lake (default: file URIs).")] = None,
+@lake_app.command("export")
+def lake_export(
+    lake: LakeDir = None,
+    parquet: Annotated[Path, typer.Option("--parquet", metavar="DIR", help="A new folder: one folder of Parquet per table.")] = ...,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Write a symlink manifest per table (LAKE/_manifests/<table>/manifest) for Trino, Hive or Athena."""
+    """Write the lake's rows as plain Parquet (DIR/<table>/data.parquet) for engines without Delta."""
     from hotdb import words
     from hotdb.result import Result
 
-    lake_dir = _lake_dir(lake_dir)
-    counts = _api().lake_manifests(lake_dir, prefix)
-    _render(Result(["table", "files"], sorted(counts.items())), fmt, words.View(f"manifests in {lake_dir}/_manifests"))
+    lake = _lake_dir(lake)
+    counts = _api().lake_export_parquet(lake, parquet)
+    _render(Result(["table", "rows"], sorted(counts.items())), fmt, words.View(f"tables written to {parquet}"))
 
 
-_GLOBAL_WITH_VALUE = ("--db", "--lake")
+@lake_app.command("convert")
+def lake_convert(lake: LakeDir = None) -> None:
+    """Rewrite a lake of hotdb 0.2's folder layout as Delta tables, once (it is read-only until then)."""
+    from hotdb import render
+
+    lake = _lake_dir(lake)
+    counts = _api().lake_convert(lake)
+    render.info(f"converted {counts['models']} models, {counts['runs']} runs of {lake} to Delta tables")
+
+
+_GLOBAL_WITH_VALUE = ("--db", "--lake", "--as-of")
 _GLOBAL_FLAGS = ("--debug",)
 
 
@@ -529,6 +554,28 @@ def hoisted(args: list[str]) -> list[str]:
 
 
 def main() -> None:
+    """The process's entry point (the `hotdb` script, `python -m hotdb`); in a process
+    that goes on afterwards (a test, a notebook), call `invoke`."""
+    try:
+        invoke()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    if "deltalake" in sys.modules:
+        # delta-rs's runtime threads can abort the interpreter's shutdown ("terminate called
+        # without an active exception": exit 134, about 1 run in 12 here) after the command
+        # has finished: its commits are made and its stores closed, so end here, on its code
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code if isinstance(code, int) else (0 if code is None else 1))
+    sys.exit(code)
+
+
+def invoke() -> None:
+    """Run the command of sys.argv; raises SystemExit with its exit code."""
     for stream in (sys.stdout, sys.stderr):  # a name an ascii terminal cannot show is shown escaped, not a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
@@ -575,6 +622,9 @@ def _environment_error(exc: Exception) -> str | None:
             "IOException", "SerializationException", "InternalException", "FatalException"):
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"the database could not be read or written: {first}"
+    if any(kind.__name__ == "DeltaError" for kind in type(exc).__mro__):  # deltalake's, whatever module it names
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"the lake could not be read or written: {first}"
     if type(exc).__name__ == "OutOfMemoryException" and type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
         limit = (os.environ.get("HOTDB_MEMORY_LIMIT") or "").strip()
         return (f"DuckDB ran out of memory under HOTDB_MEMORY_LIMIT={limit or '384MiB (the default)'}: "

@@ -48,7 +48,8 @@ COMMAND_CODE = {
     "lake": "`hotdb/ops/lake.py` over `hotdb/store/lake.py`",
     "import": "`hotdb/ops/lake.py`: `lake_import` (`hotdb/store/lake.py`: `Lake.export`)",
     "compact": "`hotdb/ops/lake.py`: `lake_compact` (`hotdb/store/lake.py`: `Lake.compact`)",
-    "manifest": "`hotdb/ops/lake.py`: `lake_manifests` (`hotdb/store/lake.py`: `Lake.manifests`)",
+    "lake export": "`hotdb/ops/lake.py`: `lake_export_parquet` (`hotdb/store/lake.py`: `Lake.export_parquet`)",
+    "convert": "`hotdb/ops/lake.py`: `lake_convert` (`hotdb/store/lake.py`: `Lake.convert`)",
 }
 ROOT = Path(__file__).resolve().parents[1]
 _RUN = re.compile(r"^<!-- run: (hotdb [^\n]*) -->\n```text\n.*?^```$", re.M | re.S)
@@ -110,7 +111,7 @@ def commands_markdown() -> str:
         ctx = command.context_class(command, info_name=" ".join(path))
         usage = " ".join(path + command.collect_usage_pieces(ctx))
         out.extend([f"## `{' '.join(path)}`", "", (command.help or "").strip(), "", "```text", usage, "```", "",
-                    f"Code: {COMMAND_CODE[path[-1]]}.", ""])
+                    f"Code: {COMMAND_CODE.get(' '.join(path[-2:]), COMMAND_CODE[path[-1]])}.", ""])
         params = [p for p in command.get_params(ctx) if not getattr(p, "hidden", False)]
         if params:
             out.extend(["| argument or option | meaning |", "|---|---|"])

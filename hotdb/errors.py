@@ -38,6 +38,16 @@ class BadArgument(UsageError):
     exit_code = 2
 
 
+class QueryLimit(UsageError):
+    """A `hotdb sql` query stopped at one of its limits: `limit` names which ("timeout_s"
+    or "memory_limit"), for the CLI's words (hotdb/words.py: error) to say which option
+    raises it for one query."""
+
+    def __init__(self, message: str, *, limit: str):
+        super().__init__(message)
+        self.limit = limit
+
+
 class DatabaseError(HotdbError):
     """The database cannot be opened or written (locked, newer schema, ...)."""
 

@@ -3,12 +3,14 @@
 Read when used, not at import, so that a bad value is a one-line error of the command
 that needs it (exit 1), naming the variable and what it takes.
 
-    HOTDB_LOCK_TIMEOUT     seconds to wait for another writer (database lock, lake claims); 30
+    HOTDB_LOCK_TIMEOUT     seconds to wait for another writer (database lock, lake commits); 30
+    HOTDB_LAKE_RETENTION   seconds `lake compact` keeps what a writer or reader may still use; 3600
     HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
     HOTDB_STREAM_BYTES     reports larger than this are streamed by DuckDB, not read into memory; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
     HOTDB_MAX_STREAM_BYTES the largest report DuckDB streams; 16GiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
+    HOTDB_MAX_FILES        the most files one ingest reads (a folder counts the files in it); 2000
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a large Report JSON, read whole: unbounded when unset)
 """
 
@@ -38,26 +40,44 @@ def _number(name: str, default: float, minimum: float, what: str) -> float:
     return value
 
 
-def _bytes(name: str, default: int, minimum: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
+def size(raw: str, minimum: int) -> int:
+    """Bytes of a size written 512MB, 1GiB or 1048576; ValueError saying what it takes
+    when it is none, or below `minimum` (for an option as for a variable)."""
     match = _SIZE.match(raw)
     value = float(match.group(1)) * _UNITS[(match.group(2) or "B").upper()] if match else None
     if value is None or value < minimum:
         least = f"{minimum // MiB} MiB" if minimum >= MiB else f"{minimum} bytes"
-        raise UsageError(f"{name}={raw!r}: expected a size such as 512MB or 1GiB, at least {least}")
+        raise ValueError(f"expected a size such as 512MB or 1GiB, at least {least}")
     return int(value)
+
+
+def _bytes(name: str, default: int, minimum: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return size(raw, minimum)
+    except ValueError as exc:
+        raise UsageError(f"{name}={raw!r}: {exc}") from None
 
 
 def lock_timeout_s() -> float:
     return _number("HOTDB_LOCK_TIMEOUT", 30.0, 0.0, "a number of seconds")
 
 
+def lake_retention_s() -> float:
+    # a lake writer gives up an attempt older than half of this, so that compaction never
+    # deletes the rows of a commit that may still land; readers read versions this young
+    return _number("HOTDB_LAKE_RETENTION", 3600.0, 0.0, "a number of seconds")
+
+
+SQL_TIMEOUT_MINIMUM = 0.1
+
+
 def sql_timeout_s() -> float:
     """How long `hotdb sql` lets one query run: a query over what hotdb stores ends in
     seconds; one that runs for minutes is a cross join or a runaway string_agg."""
-    return _number("HOTDB_SQL_TIMEOUT", 300.0, 0.1, "a number of seconds")
+    return _number("HOTDB_SQL_TIMEOUT", 300.0, SQL_TIMEOUT_MINIMUM, "a number of seconds")
 
 
 def stream_bytes() -> int:
@@ -83,11 +103,19 @@ def max_line_bytes() -> int:
     return _bytes("HOTDB_MAX_LINE_BYTES", 16 * MiB, 1024)
 
 
+def max_files() -> int:
+    # every input is parsed before any is stored, and each costs its read, detection and
+    # parse: 20,000 tiny logs ran for minutes and grew past 1.5 GB. A build's profiles, IR
+    # and tuning logs are tens of files; a MetaSchedule or debug dump folder counts as one.
+    return int(_number("HOTDB_MAX_FILES", 2000, 1, "a number of files"))
+
+
 # An input may take at most 1 GB, measured (bench/memory_bounds.py): Python's share, the
 # parsed rows as Arrow, and DuckDB's buffer pool together. DuckDB's share: the largest
 # text (64 MiB of distinct kernels) peaked at 0.86 GiB with it, 0.96 GiB at 512 MiB,
 # 1.7 GiB unbounded.
 DUCKDB_MEMORY = 384 * MiB
+MEMORY_MINIMUM = 64 * MiB  # below it DuckDB cannot run hotdb's queries at all
 
 
 def memory_limit(default: bool = True) -> str | None:
@@ -95,7 +123,13 @@ def memory_limit(default: bool = True) -> str | None:
     queries at all, and says so only in a traceback. Unset: DUCKDB_MEMORY, or with
     `default` False, DuckDB's own (for a reader that must hold one JSON object whole:
     DuckDB cannot spill it)."""
+    limit = memory_bytes(default)
+    return None if limit is None else f"{limit}B"
+
+
+def memory_bytes(default: bool = True) -> int | None:
+    """memory_limit in bytes."""
     raw = os.environ.get("HOTDB_MEMORY_LIMIT")
     if raw is None or raw.strip() == "":
-        return f"{DUCKDB_MEMORY}B" if default else None
-    return f"{_bytes('HOTDB_MEMORY_LIMIT', 0, 64 * MiB)}B"
+        return DUCKDB_MEMORY if default else None
+    return _bytes("HOTDB_MEMORY_LIMIT", 0, MEMORY_MINIMUM)

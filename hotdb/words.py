@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hotdb.errors import DifferentBuilds, TuneFailed
+from hotdb.errors import DifferentBuilds, QueryLimit, TuneFailed
 from hotdb.result import Result
 
 
@@ -217,8 +217,9 @@ def tune(result: Result) -> View:
                 TUNE_COLUMNS, notes)
 
 
-# the option that sets each of a tune's limits, for errors that name one
+# the option that sets each of a tune's (a query's) limits, for errors that name one
 TUNE_LIMIT_OPTIONS = {"build_timeout_s": "--build-timeout", "run_timeout_s": "--run-timeout"}
+SQL_LIMIT_OPTIONS = {"timeout_s": "--timeout SECONDS", "memory_limit": "--memory-limit SIZE"}
 
 
 def error(exc: Exception) -> str:
@@ -229,7 +230,14 @@ def error(exc: Exception) -> str:
                 "give --allow-different-builds to judge these anyway")
     if isinstance(exc, TuneFailed) and exc.limit in TUNE_LIMIT_OPTIONS:
         return f"{exc} Raise it with {TUNE_LIMIT_OPTIONS[exc.limit]} SECONDS."
+    if isinstance(exc, QueryLimit) and exc.limit in SQL_LIMIT_OPTIONS:
+        return f"{exc}; {SQL_LIMIT_OPTIONS[exc.limit]} raises it for one query"
     return str(exc)
+
+
+def lake_imported(counts: dict, lake: str) -> str:
+    skipped = f" ({counts['skipped']} ingests it holds already skipped)" if counts["skipped"] else ""
+    return f"imported {counts['models']} models, {counts['runs']} runs into {lake}{skipped}"
 
 
 def export_notes(facts: dict) -> list[str]:

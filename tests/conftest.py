@@ -95,7 +95,7 @@ class CliResult:
 @pytest.fixture
 def cli(capsys, db):
     """Run `hotdb --db <tmp> ARGS...` in this process; returns exit code, stdout, stderr."""
-    from hotdb.cli import main
+    from hotdb.cli import invoke
 
     def run(*args: str, use_db: bool = True) -> CliResult:
         argv = ["hotdb"] + (["--db", str(db)] if use_db else []) + [str(a) for a in args]
@@ -103,7 +103,7 @@ def cli(capsys, db):
         sys.argv = argv
         code = 0
         try:
-            main()
+            invoke()  # not main(), which ends a process that loaded deltalake with os._exit
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         finally:

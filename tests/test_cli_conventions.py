@@ -165,6 +165,8 @@ def test_non_editable_install_finds_its_sql(tmp_path, vgg16):
 
 
 def test_old_spellings_still_work(cli, vgg16, tmp_path):
-    """ingest --format (now --input-format) and lake export (now lake import) keep working."""
+    """ingest --format (now --input-format) keeps working; lake export (lake import before
+    the Delta lake) now writes plain Parquet and says what it needs."""
     assert cli("ingest", vgg16["relay"], "--format", "relay", "--model", "m").code == 0
-    assert "imported 1 models" in cli("lake", "export", tmp_path / "lake").err
+    old = cli("lake", "export", tmp_path / "lake")
+    assert old.code == 2 and "--parquet" in old.err

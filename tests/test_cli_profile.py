@@ -53,16 +53,19 @@ def check_capture(cli, run):
         calls = sum(1 for k in called if k["func_name"] == name)
         assert calls == weight or (calls == 0 and name.startswith("reshape")), (name, calls, weight)
     assert all(k["method"] == "name" and k["confidence"] == 1.0 for k in called)
-    run_row = cli("sql", f"SELECT end_to_end_us, timing_method, ir_sha256, cpu_cores, tvm_version, target FROM runs WHERE label = '{run}'",
-                  "-f", "json").json()[0]
+    run_row = cli("sql", f"SELECT end_to_end_us, timing_method, ir_sha256, cpu_cores, tvm_version, target, "
+                         f"_quiet_run(others_cpu_pct) AS quiet FROM runs WHERE label = '{run}'", "-f", "json").json()[0]
     kernel_total = cli("sql", f"SELECT sum(time_us) AS t FROM nodes JOIN runs USING (run_id) WHERE label = '{run}' AND is_kernel",
                        "-f", "json").json()[0]["t"]
     end_to_end = statistics.median(run_row["end_to_end_us"])
     # fidelity: kernels add up to the model. For a model of a few hundred microseconds the
     # VM's fixed costs and the machine's noise are tens of microseconds: the MLP (3 kernel
     # calls, 0.3 ms) once measured 246 us of kernels against 314 us end to end during the
-    # full suite; such models are checked to 30 us per kernel call instead
-    assert abs(kernel_total - end_to_end) <= max(0.15 * end_to_end, 30.0 * len(called)), (kernel_total, end_to_end)
+    # full suite; such models are checked to 30 us per kernel call instead. A capture beside
+    # busy processes (hotdb's own rule, queries/_quiet_run.sql) measures the machine, not the
+    # model: hotdb leaves it out of comparisons, and so does this check
+    if run_row["quiet"]:
+        assert abs(kernel_total - end_to_end) <= max(0.15 * end_to_end, 30.0 * len(called)), (kernel_total, end_to_end)
     assert run_row["ir_sha256"] and run_row["cpu_cores"] >= 1 and run_row["tvm_version"].startswith("0.")
     weights = cli("sql", f"SELECT task_name, static_weight, measured_calls, share_pct FROM task_weights "
                          f"JOIN runs USING (run_id) WHERE label = '{run}'", "-f", "json").json()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 DATA = Path(__file__).parent / "data"
 TVM09_TABLE = DATA / "debug-table/vgg16_tvm09/vgg16.debug_table.txt"
+LAKE_DOC = Path(__file__).resolve().parents[1] / "docs" / "lake.md"
 
 
 def hotdb(*args, env=None, check=True) -> subprocess.CompletedProcess:
@@ -61,7 +62,7 @@ def views_by_content(*where) -> dict:
     for label, key in runs.items():
         top = json.loads(here(*where, "top", "--run", label, "--coverage", "90", "-f", "json").stdout)
         matches = json.loads(here(*where, "matches", "--run", label, "-f", "json").stdout)
-        out[key] = ([(t["workload"], t["task_name"], round(t["time_us"], 3)) for t in top],
+        out[key] = ([(t.get("workload"), t.get("task_name"), round(t["time_us"], 3)) for t in top],
                     sorted((m["func_name"], m["method"], m["workload"]) for m in matches))
     return out
 
@@ -88,48 +89,123 @@ def test_four_writers_at_once_lose_nothing_and_agree_with_a_database_file(tmp_pa
     assert len(json.loads(here("--lake", lake, "runs", "-f", "json").stdout)) == 4
 
 
-def test_plain_duckdb_reads_the_lake_while_a_writer_adds_to_it(tmp_path, vgg16):
+READER = """
+import duckdb, json, sys, time
+from deltalake import DeltaTable
+from deltalake.exceptions import TableNotFoundError
+lake, want = sys.argv[1], int(sys.argv[2])
+seen = set()
+deadline = time.time() + 120
+while time.time() < deadline:
+    try:  # the commit log first, then the rows: what docs/lake.md tells any engine
+        commits = DeltaTable(lake + "/_commits").to_pyarrow_table()
+        calls = DeltaTable(lake + "/node_calls").to_pyarrow_dataset()
+    except TableNotFoundError:  # no run yet: no table of nodes
+        seen.add(0)
+        continue
+    n = duckdb.sql("SELECT count(*) FROM calls WHERE lake_commit IN (SELECT commit_id FROM commits)").fetchall()[0][0]
+    seen.add(n)
+    if n >= want:
+        break
+print(json.dumps(sorted(seen)))
+"""
+
+
+def test_plain_duckdb_and_deltalake_read_the_lake_while_a_writer_adds_to_it(tmp_path, vgg16):
     lake = tmp_path / "lake"
     here("--lake", lake, "ingest", vgg16["relay"], vgg16["tasks"], "--model", "m")
-    reader = subprocess.Popen([sys.executable, "-c", f"""
-import duckdb, sys, time
-seen = set()
-deadline = time.time() + 60
-while time.time() < deadline:
-    try:
-        n = duckdb.sql("SELECT count(*) FROM read_parquet('{lake}/model=*/run=*/node_calls.parquet', hive_partitioning = true)").fetchall()[0][0]
-    except duckdb.IOException:  # no run yet: no nodes file
-        n = 0
-    seen.add(n)
-    if n >= 4 * 26:
-        break
-print(sorted(seen))
-"""], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(lake), str(4 * 26)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
     for label in ("r1", "r2", "r3", "r4"):
-        table = tmp_path / f"{label}.txt"  # four distinct profiles: the example's table, times scaled
+        table = tmp_path / f"{label}.txt"  # four distinct profiles: the example's table and a comment
         lines = Path(vgg16["table"]).read_text().splitlines()
         table.write_text("\n".join(lines) + f"\n# {label}\n")
         here("--lake", lake, "ingest", table, "--model", "m", "--run", label)
-    out, err = reader.communicate(timeout=120)
+    out, err = reader.communicate(timeout=180)
     assert reader.returncode == 0, err
     counts = json.loads(out)
     assert counts[-1] == 4 * 26 and set(counts) <= {0, 26, 52, 78, 104}  # whole ingests only, never a part
 
 
-def test_export_then_compact_keeps_every_view(tmp_path, vgg16):
+def parquet_files(table: Path) -> int:
+    return len(list(table.glob("*.parquet")))
+
+
+def test_import_compact_export_and_time_travel_keep_every_view(tmp_path, vgg16, monkeypatch):
     database = tmp_path / "db.duckdb"
     for job in jobs(vgg16):
         here("--db", database, *job)
     lake = tmp_path / "lake"
     assert "imported 2 models, 4 runs" in here("--db", database, "lake", "import", lake).stderr
+    again = here("--db", database, "lake", "import", lake).stderr  # a second import finds it all there
+    assert "imported 0 models, 0 runs" in again and "5 ingests it holds already skipped" in again
     expected = views_by_content("--db", database)
     assert views_by_content("--lake", lake) == expected
-    folders = len(list(lake.glob("model=*/run=*")))
-    assert "compacted" in here("--lake", lake, "lake", "compact", lake).stderr
-    assert len(list(lake.glob("model=*/run=*"))) == 2 < folders  # one folder per model
-    assert views_by_content("--lake", lake) == expected
-    here("--lake", lake, *jobs(vgg16)[2][:1], TVM09_TABLE, "--model", "c")  # writers go on after a compaction
+    version = json.loads(here("--lake", lake, "sql", "SELECT count(*) AS n FROM runs", "-f", "json").stdout)[0]["n"]
+    assert version == 4
+    here("--lake", lake, *jobs(vgg16)[0])  # model a's IR again: nothing new, no commit
+    here("--lake", lake, *jobs(vgg16)[3][:4], "--model", "c")  # a third model, one more commit
+    # the commit log's version before the third model's commit: the lake as it was
+    before = json.loads(here("--lake", lake, "--as-of", "2", "runs", "-f", "json").stdout)
+    assert sorted(r["model"] for r in before) == ["a", "a", "b", "b"]
+    files = parquet_files(lake / "node_calls")
+    monkeypatch.setenv("HOTDB_LAKE_RETENTION", "0")  # vacuum what no version needs any more
+    assert "compacted 13 tables" in here("--lake", lake, "lake", "compact", lake).stderr
+    assert parquet_files(lake / "node_calls") == 1 < files
+    assert {k: v for k, v in views_by_content("--lake", lake).items() if k[0] != "c"} == expected
     assert len(json.loads(here("--lake", lake, "runs", "-f", "json").stdout)) == 5
-    manifests = {r["table"]: r["files"] for r in json.loads(here("lake", "manifest", lake, "-f", "json").stdout)}
-    listed = (lake / "_manifests/node_calls/manifest").read_text().split()
-    assert manifests["node_calls"] == len(listed) == 3 and all(Path(u.removeprefix("file://")).exists() for u in listed)
+    gone = hotdb("--lake", lake, "--as-of", "2", "runs", check=False)  # vacuumed: said in one line
+    assert gone.returncode == 1 and "vacuumed" in gone.stderr and len(gone.stderr.strip().splitlines()) == 1
+    exported = {r["table"]: r["rows"] for r in
+                json.loads(here("--lake", lake, "lake", "export", "--parquet", tmp_path / "plain", "-f", "json").stdout)}
+    import duckdb
+
+    assert exported["runs"] == 5
+    assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{tmp_path / 'plain/node_calls/*.parquet'}')").fetchall()[0][0] \
+        == exported["node_calls"] == sum(r["nodes"] for r in json.loads(here("--lake", lake, "runs", "-f", "json").stdout))
+
+
+def test_the_documented_coverage_query_over_the_plain_export_agrees_with_top(tmp_path, vgg16):
+    """docs/lake.md's query for engines without Delta, run by DuckDB over `lake export
+    --parquet` (Spark runs the same text in tests/test_store_lake_spark.py where Java is)."""
+    import duckdb
+
+    lake, plain = tmp_path / "lake", tmp_path / "plain"
+    here("--lake", lake, *jobs(vgg16)[3])
+    here("--lake", lake, "lake", "export", "--parquet", plain)
+    con = duckdb.connect()
+    for table in ("runs", "node_calls", "node_signatures", "kernel_match_results"):
+        con.read_parquet(str(plain / table / "*.parquet")).create_view(table)
+    got = [(w, round(t, 3), round(c, 6)) for w, t, _, c in con.sql(spark_coverage_sql().replace("${run}", "b-1")).fetchall()]
+    top = json.loads(here("--lake", lake, "top", "--run", "b-1", "--coverage", "90", "--share-of", "run", "-f", "json").stdout)
+    assert got == [(r["workload"], round(r["time_us"], 3), round(r["cumulative_pct"], 6)) for r in top]
+    assert len(got) >= 5
+
+
+def spark_coverage_sql() -> str:
+    """The query docs/lake.md gives Spark users, taken from the page itself."""
+    text = LAKE_DOC.read_text()
+    start = text.index("```sql spark-coverage") + len("```sql spark-coverage")
+    return text[start:text.index("```", start)].strip()
+
+
+OLD_LAKE = DATA / "lake-0.2" / "lake"
+
+
+def test_a_lake_of_the_folder_layout_is_read_then_converted_once(tmp_path, vgg16):
+    import shutil
+
+    lake = tmp_path / "old"
+    shutil.copytree(OLD_LAKE, lake)
+    before = views_by_content("--lake", lake)
+    assert sorted(r["run"] for r in json.loads(here("--lake", lake, "runs", "-f", "json").stdout)) == \
+        ["other/model-1", "third", "tvm 0.9", "vgg16-1"]
+    refused = hotdb("--lake", lake, "ingest", TVM09_TABLE, "--model", "x", check=False)
+    assert refused.returncode != 0 and "hotdb lake convert" in refused.stderr and "Traceback" not in refused.stderr
+    assert "converted 2 models, 4 runs" in here("lake", "convert", lake).stderr
+    assert not list(lake.glob("model=*"))  # the folders are gone
+    assert views_by_content("--lake", lake) == before
+    here("--lake", lake, "ingest", vgg16["table"], "--model", "other/model")  # writable now, numbering goes on
+    assert "other/model-2" in [r["run"] for r in json.loads(here("--lake", lake, "runs", "-f", "json").stdout)]
+    again = hotdb("lake", "convert", lake, check=False)
+    assert again.returncode != 0 and "nothing to convert" in again.stderr

@@ -1,6 +1,7 @@
 """A lake survives a writer killed at any step: after the kill, the next writer and a
 compaction, every view equals a lake that received the same ingests with no kill, and no
-run is lost or listed twice.
+run is lost or listed twice. (Random kills of many writers at once:
+tests/test_lake_concurrency.py.)
 
 The kills land at failpoints (HOTDB_FAILPOINT parks a process at a named step, then the
 test SIGKILLs it). The slow sweep kills at every filesystem call of an ingest and of a
@@ -94,24 +95,22 @@ def killed_at(failpoint: str, *args) -> None:
     assert proc.returncode == -signal.SIGKILL, f"{failpoint} was never reached"
 
 
-@pytest.mark.parametrize("failpoint", ["lake-staged", "lake-claimed", "lake-landed"])
-def test_an_ingest_killed_at_any_step_is_retried_at_once(tmp_path, vgg16_files, lakes, reference, failpoint):
+@pytest.mark.parametrize("failpoint", ["lake-appending", "lake-written", "lake-committed"])
+def test_an_ingest_killed_at_any_step_is_retried_at_once(tmp_path, vgg16_files, lakes, reference, failpoint, monkeypatch):
     lake = copy_of(lakes, 2, tmp_path / "lake")
     jobs = ingests(vgg16_files)
     killed_at(failpoint, "--lake", lake, *jobs[2])
-    started = time.monotonic()
-    retry = here("--lake", lake, *jobs[2])  # the next writer: the same ingest again
+    assert [r["label"] for r in summary(lake)["runs"]] == (["r1", "r2"] if failpoint == "lake-committed" else ["r1"])
+    retry = here("--lake", lake, *jobs[2])  # the next writer: the same ingest again (nothing waits for the dead one)
     assert retry.returncode == 0, retry.stderr
-    assert time.monotonic() - started < 30  # a dead writer's claim is stale at once, not after 600 s
     here("--lake", lake, *jobs[3])
-    here("lake", "compact", lake)
+    monkeypatch.setenv("HOTDB_LAKE_RETENTION", "0")  # the dead writer's rows are old enough to go
+    compacted = here("lake", "compact", lake).stderr
+    assert ("rows of 0 unfinished" in compacted) == (failpoint == "lake-committed")
     assert summary(lake) == reference
-    assert not any((lake / "_staging").iterdir())  # what the dead writer staged is gone
 
 
-# compact-staged and compact-buried pass too (and every instant in the sweep below); CI runs
-# the two around which the old compaction lost and doubled runs, for the suite's time
-@pytest.mark.parametrize("failpoint", ["compact-landed", "compact-deleting"])
+@pytest.mark.parametrize("failpoint", ["compact-table"])
 def test_a_compaction_killed_at_any_step_loses_and_doubles_nothing(tmp_path, vgg16_files, lakes, reference, failpoint):
     lake = copy_of(lakes, 3, tmp_path / "lake")
     jobs = ingests(vgg16_files)
@@ -122,13 +121,11 @@ def test_a_compaction_killed_at_any_step_loses_and_doubles_nothing(tmp_path, vgg
     here("lake", "compact", lake)
     here("lake", "compact", lake)  # a second compaction of a compacted lake
     assert summary(lake) == reference
-    model_dir = next(lake.glob("model=*"))
-    assert len([f for f in model_dir.glob("run=*")]) == 1  # old folders deleted, none resurrected
 
 
 def test_eight_writers_sharing_files_all_land(tmp_path, vgg16_files):
-    """The default HOTDB_LOCK_TIMEOUT: writers that share an IR file wait for the one that
-    claimed it while others make progress, and all land."""
+    """The default HOTDB_LOCK_TIMEOUT: writers that share an IR file conflict on its claim,
+    one commits it, the others read again and find it stored, and all land."""
     from test_cli_compare import write_run
 
     lake = tmp_path / "lake"
@@ -148,7 +145,7 @@ def test_eight_writers_sharing_files_all_land(tmp_path, vgg16_files):
 
 STRACE = shutil.which("strace")
 # the calls that change what a lake holds: a kill just before each is a state a reader meets
-CHANGES = "rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,link,linkat"
+CHANGES = "rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,link,linkat,fsync"
 
 
 def _calls(args: list, env: dict) -> int:

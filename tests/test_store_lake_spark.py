@@ -1,5 +1,5 @@
-"""The lake as Spark sees it: Spark SQL's own coverage query over the Parquet files
-agrees with `hotdb top`. Needs the `spark` extra (pyspark) and Java; slow (Spark starts
+"""The lake as Spark sees it: Spark SQL's own coverage query over the lake's plain
+Parquet snapshot (`hotdb lake export --parquet`) agrees with `hotdb top`. Needs the `spark` extra (pyspark) and Java; slow (Spark starts
 a JVM)."""
 
 from __future__ import annotations
@@ -11,19 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_store_lake import spark_coverage_sql
 
 pyspark = pytest.importorskip("pyspark", reason="the spark extra is not installed")
 pytestmark = pytest.mark.slow
 
 DATA = Path(__file__).parent / "data"
-LAKE_DOC = Path(__file__).resolve().parents[1] / "docs" / "lake.md"
-
-
-def spark_coverage_sql() -> str:
-    """The query docs/lake.md gives Spark users, taken from the page itself."""
-    text = LAKE_DOC.read_text()
-    start = text.index("```sql spark-coverage") + len("```sql spark-coverage")
-    return text[start:text.index("```", start)].strip()
 
 
 @pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
@@ -38,14 +31,17 @@ def test_spark_sql_coverage_over_the_lake_agrees_with_hotdb(tmp_path, vgg16):
                               "-f", "json"], check=True, capture_output=True, text=True).stdout
         hotdb[label] = [(r["workload"], round(r["time_us"], 3), round(r["cumulative_pct"], 6)) for r in json.loads(out)]
 
+    plain = tmp_path / "plain"
+    subprocess.run([sys.executable, "-m", "hotdb", "--lake", lake, "lake", "export", "--parquet", plain], check=True,
+                   capture_output=True)
+
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master("local[1]").appName("hotdb-lake-test")
              .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
     try:
         for table in ("runs", "node_calls", "node_signatures", "kernel_match_results"):
-            spark.read.option("mergeSchema", "true").parquet(f"{lake}/model=*/run=*/{table}.parquet") \
-                .createOrReplaceTempView(table)
+            spark.read.parquet(f"{plain}/{table}").createOrReplaceTempView(table)
         for label, expected in hotdb.items():
             rows = spark.sql(spark_coverage_sql().replace("${run}", label)).collect()
             got = [(r["workload_key"], round(r["time_us"], 3), round(r["cumulative_pct"], 6)) for r in rows]

@@ -6,10 +6,12 @@ in pairs paired. Nothing here touches the database: the loader stores what this 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from hotdb import limits
 from hotdb.errors import HotdbError, ParseError, UsageError
 from hotdb.ingest.base import FOLDER_FILES, Ingestor, Source
 from hotdb.ingest.rows import Parsed
@@ -129,19 +131,50 @@ def _pair(items: list[Item]) -> None:
 def expand(paths: list[str | Path]) -> list[Path]:
     """Files to read: a folder stands for the files in it, except that a debug executor
     dump folder (`_tvmdbg_device_*`) and a MetaSchedule database folder found in it are
-    inputs of their own."""
+    inputs of their own. More than HOTDB_MAX_FILES inputs are refused before any is read."""
+    most = limits.max_files()
     files: list[Path] = []
     for p in map(Path, paths):
         if not p.is_dir():
             files.append(p)
             continue
+        if _count_inputs(p, most) > most:
+            raise UsageError(f"{p}: the folder holds more than {most:,} files, the most one ingest reads; "
+                             "set HOTDB_MAX_FILES to raise the limit")
         dumps = sorted({f.parent for group in FOLDER_FILES for f in p.rglob(group[0])})
         files.extend(dumps)
         files.extend(sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")
                             and not any(d in f.parents for d in dumps)))
     if not files:
         raise UsageError("no files to ingest")
+    if len(files) > most:
+        raise UsageError(f"{len(files):,} files to ingest, more than the {most:,} one ingest reads; "
+                         "set HOTDB_MAX_FILES to raise the limit")
     return files
+
+
+def _count_inputs(folder: Path, most: int) -> int:
+    """The inputs `expand` finds in a folder, counted up to `most` + 1 only: entries are
+    read as the directory yields them, so that a folder of a million files is refused at
+    once (rglob lists each directory whole). Like rglob, links to folders are not followed."""
+    count, folders = 0, [folder]
+    while folders and count <= most:
+        here = folders.pop()
+        if any((here / group[0]).is_file() for group in FOLDER_FILES):
+            count += 1  # a dump or MetaSchedule database: one input, whatever it holds
+            continue
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(Path(entry.path))
+                    elif not entry.name.startswith(".") and entry.is_file():
+                        count += 1
+                        if count > most:
+                            break
+        except OSError:
+            continue  # rglob skips what it cannot list; reading says what is wrong
+    return count
 
 
 def default_model_name(paths: list[str | Path]) -> str:

@@ -1,5 +1,5 @@
-"""Lakes: a database file copied into a lake of Parquet files, a lake's small files merged,
-and the manifests other engines read a lake by (the storage itself: hotdb/store/lake.py)."""
+"""Lakes: a database file copied into a lake of Delta tables, a lake compacted, exported
+as plain Parquet, or converted from the folder layout (the storage: hotdb/store/lake.py)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,25 @@ from hotdb.store.database import Database
 
 
 def lake_import(database: Database, lake: str | Path) -> dict:
-    """Copy the database file into the lake at `lake` (made if missing): one folder per
-    run, ids moved to the lake's. Counts of the models and runs imported."""
+    """Copy the database file into the lake at `lake` (made if missing): one commit per
+    model, ids moved to the lake's; ingests whose files it holds are skipped. Counts of
+    the models and runs imported and the ingests skipped."""
     return database.lake_at(lake, create=True).export(database.file)
 
 
 def lake_compact(database: Database, lake: str | Path) -> dict:
-    """Merge each model's folders of the lake into one, re-matching its runs; safe while
-    others write. Counts of the folders and models compacted."""
+    """Merge the lake's small files, delete rows of commits that never landed, vacuum;
+    safe while others read and write. Counts of the tables, files removed and orphan commits."""
     return database.lake_at(lake).compact()
 
 
-def lake_manifests(database: Database, lake: str | Path, prefix: str | None = None) -> dict:
-    """A symlink manifest per table of the lake (LAKE/_manifests/<table>/manifest) for
-    Trino, Hive and Athena, with file URIs under `prefix`. Files per table."""
-    return database.lake_at(lake).manifests(prefix)
+def lake_export_parquet(database: Database, lake: str | Path, folder: Path) -> dict:
+    """The lake's committed rows as plain Parquet (FOLDER/<table>/data.parquet), for
+    engines without Delta. Rows per table."""
+    return database.lake_at(lake).export_parquet(Path(folder))
+
+
+def lake_convert(database: Database, lake: str | Path) -> dict:
+    """Rewrite a lake of the folder layout (hotdb 0.2) as Delta tables, once. Counts of
+    the models and runs converted."""
+    return database.lake_at(lake).convert()

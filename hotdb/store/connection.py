@@ -107,7 +107,7 @@ class Store:
         if self.schema_version() != latest_schema_version():
             return False
         current = self.con.execute("SELECT value FROM hotdb_meta WHERE key = 'views_sha256'").fetchall()
-        return bool(current) and current[0][0] == _views_digest()
+        return bool(current) and current[0][0] == views_digest()
 
     def __enter__(self) -> "Store":
         return self
@@ -184,7 +184,7 @@ class Store:
     # -- views ----------------------------------------------------------------------------
     def refresh_views(self, force: bool = False) -> None:
         files = query_files()
-        digest = _views_digest()
+        digest = views_digest()
         current = self.con.execute("SELECT value FROM hotdb_meta WHERE key = 'views_sha256'").fetchall()
         if current and current[0][0] == digest and not force:
             return
@@ -223,7 +223,7 @@ class Store:
         return sql("commands", name)
 
 
-def _views_digest() -> str:
+def views_digest() -> str:
     return hashlib.sha256(b"".join(p.read_bytes() for p in query_files())).hexdigest()
 
 

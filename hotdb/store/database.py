@@ -1,4 +1,4 @@
-"""Where hotdb keeps its data: one DuckDB file, or a lake of Parquet files (lake.py).
+"""Where hotdb keeps its data: one DuckDB file, or a lake of Delta tables (lake.py).
 
 Use cases open a reader (the file read-only, beside other readers; or the lake's views)
 or store an ingest (one transaction in the file; new files in the lake), and run named
@@ -16,33 +16,35 @@ from hotdb.store.connection import Store, default_path
 
 
 class Database:
-    def __init__(self, path: str | Path | None = None, *, lake: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, *, lake: str | Path | None = None, as_of: str | None = None):
         self.path = Path(path) if path is not None else None
         self.lake = None
         if lake is not None:
             from hotdb.store.lake import Lake
 
-            self.lake = Lake(lake)
+            self.lake = Lake(lake, as_of)
+        elif as_of is not None:
+            raise UsageError("--as-of reads an older version of a lake: give --lake too")
 
     @property
     def file(self) -> Path:
         return self.path if self.path is not None else default_path()
 
     @contextmanager
-    def reader(self):
-        """A store to read: the file opened read-only, or the lake's views."""
-        store = self.lake.reader() if self.lake is not None else Store(self.file, create=False, read_only=True)
+    def reader(self, external_access: bool = True):
+        """A store to read: the file opened read-only, or the lake's views (without
+        `external_access`, views that read no file once the connection may open none)."""
+        store = self.lake.reader(external_access) if self.lake is not None else Store(self.file, create=False, read_only=True)
         try:
             yield store
         finally:
             store.close()
 
     def load(self, model: str, items, **options):
-        """Store one ingest: one transaction in the file, or new files in the lake."""
+        """Store one ingest: one transaction in the file, or one commit of the lake."""
         from hotdb.store.loader import load
 
         if self.lake is not None:
-            self.lake.root.mkdir(parents=True, exist_ok=True)
             return self.lake.ingest(model, items, **options)
         with Store(self.file, create=True) as store:
             return load(store, model, items, **options)
@@ -60,13 +62,14 @@ class Database:
         with Store(self.file, create=False) as store:
             return version, store.schema_version()
 
-    def lake_at(self, folder: str | Path, create: bool = False):
+    def lake_at(self, where: str | Path, create: bool = False):
+        """The lake at a folder or URI (s3://...); a folder must exist unless `create`."""
         from hotdb.store.lake import Lake
 
-        if not create and not Path(folder).is_dir():
-            raise UsageError(f"no lake at {folder}")
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        return Lake(folder)
+        lake = Lake(where)
+        if lake.local is not None and not create and not lake.local.is_dir():
+            raise UsageError(f"no lake at {where}")
+        return lake
 
 
 def query(store: Store, name: str, params: dict | None = None, **facts) -> Result:

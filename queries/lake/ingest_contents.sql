@@ -1,4 +1,4 @@
--- The content hashes of an ingest's files: each is claimed before the ingest lands.
+-- The content hashes of an ingest's files: its commit claims each.
 --
 -- @param ingest  the ingest
 -- @returns content_sha256

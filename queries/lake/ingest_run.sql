@@ -1,4 +1,4 @@
--- The run an ingest made (no row: an ingest of IR, tasks or logs): its folder's name.
+-- The runs an ingest made (no row: an ingest of IR, tasks or logs): its commit claims their labels.
 --
 -- @param ingest  the ingest
 -- @returns label

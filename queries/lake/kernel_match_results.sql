@@ -1,6 +1,6 @@
 -- Lake `kernel_match_results`: an ingest of IR or tasks re-matches its model's older runs
--- into new files; keep each run's newest match of a kernel.
--- Reads `files`: the table's files, as the Parquet reader gives them (by name).
+-- in its own commit; keep each run's newest match of a kernel.
+-- Reads `files`: the rows of the commits a reader saw (or a folder-layout lake's files), by name.
 --
 -- @returns *
 SELECT * FROM files

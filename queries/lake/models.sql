@@ -1,5 +1,5 @@
 -- Lake `models`: every writer of a model writes its row; keep the first written.
--- Reads `files`: the table's files, as the Parquet reader gives them (by name).
+-- Reads `files`: the rows of the commits a reader saw (or a folder-layout lake's files), by name.
 --
 -- @returns *
 SELECT * FROM files

@@ -1,5 +1,5 @@
 -- Lake `workloads`: a workload is written by every ingest that first met it; keep one.
--- Reads `files`: the table's files, as the Parquet reader gives them (by name).
+-- Reads `files`: the rows of the commits a reader saw (or a folder-layout lake's files), by name.
 --
 -- @returns *
 SELECT * FROM files

@@ -1,5 +1,5 @@
--- One table of the context, whole, as a Parquet file (a compaction, a re-match); returns
--- the rows written (a file of none is removed).
+-- One table of a lake's reader, whole, as a plain Parquet file (`hotdb lake export
+-- --parquet`); returns the rows written.
 --
 -- @param table  a table of the schema (lake.py: tables)
 -- @param path  the file

@@ -1,0 +1,8 @@
+-- The rows of a table some ingests wrote, for a table whose rows are tied to an ingest by
+-- source_id: what a commit appends to the lake's table.
+--
+-- @param table  a table of the schema with that column (lake.py: tables)
+-- @param ingests  the ingests (a list)
+-- @returns *
+SELECT * FROM query_table($table)
+WHERE source_id IN (SELECT source_id FROM sources WHERE ingest_id IN (SELECT unnest($ingests)))
