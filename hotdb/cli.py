@@ -493,12 +493,10 @@ def lake_import(lake: LakeDir = None) -> None:
 @lake_app.command("compact")
 def lake_compact(lake: LakeDir = None) -> None:
     """Merge small files, delete what unfinished writers left, vacuum; safe while others read and write."""
-    from hotdb import render
+    from hotdb import render, words
 
     lake = _lake_dir(lake)
-    counts = _api().lake_compact(lake)
-    render.info(f"compacted {counts['tables']} tables of {lake}: {counts['files_removed']} files merged or "
-                f"removed, rows of {counts['orphan_commits']} unfinished commits deleted")
+    render.info(words.lake_compacted(_api().lake_compact(lake), lake))
 
 
 @lake_app.command("export")

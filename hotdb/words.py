@@ -240,6 +240,13 @@ def lake_imported(counts: dict, lake: str) -> str:
     return f"imported {counts['models']} models, {counts['runs']} runs into {lake}{skipped}"
 
 
+def lake_compacted(counts: dict, lake: str) -> str:
+    if counts.get("busy"):
+        return f"another compaction of {lake} is running ({counts['busy']}): left the lake to it"
+    return (f"compacted {counts['tables']} tables of {lake}: {counts['files_removed']} files merged or removed, "
+            f"rows of {counts['orphan_commits']} unfinished commits deleted")
+
+
 def export_notes(facts: dict) -> list[str]:
     where = f"run {facts['run']}" if facts.get("run") else "all models"
     of = "of the tunable kernel time" if facts.get("share_of", "tunable") == "tunable" else "of the run's time"

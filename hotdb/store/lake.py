@@ -36,6 +36,7 @@ import hashlib
 import os
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote
@@ -45,10 +46,9 @@ import duckdb
 from hotdb import limits
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.resources import sql, sql_names
-from hotdb.store import delta
+from hotdb.store import delta, lake_lease
 from hotdb.store.connection import Store
 from hotdb.store.failpoints import failpoint
-from hotdb.store.loader import LoadResult, load
 from hotdb.version import __version__
 
 # tables of the schema that hold no data of a model: the database's own bookkeeping
@@ -69,7 +69,8 @@ def tables() -> dict[str, str | None]:
     """Every data table of the schema, with the column that ties its rows to an ingest
     (None: rows shared by every ingest that meets them, e.g. workloads)."""
     columns: dict[str, set[str]] = {}
-    with Store(":memory:") as store:
+    template = _template()
+    with Store(template, create=False, read_only=True) if template else Store(":memory:") as store:
         for table, column in store.con.execute(sql("lake", "schema_tables")).fetchall():
             if table not in _NOT_DATA:
                 columns.setdefault(table, set()).add(column)
@@ -139,14 +140,24 @@ class Lake:
                              f"{self.root}` once to write to it (reads work as they are)")
 
     # -- reading ------------------------------------------------------------------------
-    def _relation(self, con: duckdb.DuckDBPyConnection, table, native: bool):
-        """A Delta table at its version as a relation: its files read by DuckDB's own Parquet
-        reader, or (an object store; `hotdb sql`, which may open no file) as an Arrow
-        dataset. None when it has no file."""
+    def _source(self, con: duckdb.DuckDBPyConnection, name: str, table, native: bool) -> bool:
+        """The temporary view `_lake_data_<name>` over a Delta table at its version: its files
+        read by DuckDB's own Parquet reader, or (an object store; `hotdb sql`, which may open
+        no file) an Arrow dataset. False when it has no file. `name` is a table of the schema
+        or "commits": the only names written into SQL."""
+        if name != "commits":
+            _table(name)
         if native and self.local is not None:
             files = [unquote(uri.removeprefix("file://")) for uri in table.file_uris()]  # percent-encoded URIs
-            return con.read_parquet(files, union_by_name=True) if files else None
-        return con.from_arrow(delta.dataset(table))
+            if not files:
+                return False
+            # the list reaches the view as a variable: no path is written into SQL
+            con.execute(f"SET VARIABLE _lake_files_{name} = $files", {"files": files})
+            con.execute(f"CREATE OR REPLACE TEMP VIEW _lake_data_{name} AS "
+                        f"SELECT * FROM read_parquet(getvariable('_lake_files_{name}'), union_by_name = true)")
+        else:
+            con.register(f"_lake_data_{name}", delta.dataset(table))
+        return True
 
     def _commit_rows(self, log) -> list[tuple[int, int]]:
         """(commit id, model id) of each commit the log held at its version."""
@@ -154,8 +165,9 @@ class Lake:
             return []
         try:
             with duckdb.connect() as con:
-                relation = self._relation(con, log, native=True)
-                return [] if relation is None else relation.project("commit_id, model_id").distinct().fetchall()
+                if not self._source(con, "commits", log, native=True):
+                    return []
+                return con.execute("SELECT DISTINCT commit_id, model_id FROM _lake_data_commits").fetchall()
         except (FileNotFoundError, duckdb.IOException):
             if self.as_of is not None:
                 raise UsageError(f"--as-of {self.as_of}: `lake compact` has vacuumed that version's files (a lake keeps "
@@ -184,16 +196,17 @@ class Lake:
         con.execute("CREATE OR REPLACE TEMP TABLE _lake_commits AS SELECT unnest($ids::BIGINT[]) AS commit_id",
                     {"ids": commits})
         views = {}
-        for table in tables():
-            data = None if table in skip else delta.open_table(self.uri(_table(table)))
-            relation = None if data is None else self._relation(con, data, native)
-            if relation is None:
+        names = [table for table in tables() if table not in skip]
+        # opened after the commit log (a commit's rows are in a table before it lands), at
+        # once: each open reads a log of its own (16 ms each, measured)
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            opened = dict(zip(names, pool.map(lambda name: delta.open_table(self.uri(_table(name))), names)))
+        for table, data in opened.items():
+            if data is None or not self._source(con, table, data, native):
                 continue
-            # registered relations are temporary views: the reader's database file stays read-only
-            con.register(f"_lake_data_{table}", relation)
-            con.register(f"_lake_rows_{table}", con.sql(
-                f"SELECT * EXCLUDE (lake_commit) FROM _lake_data_{table} "
-                "WHERE lake_commit IN (SELECT commit_id FROM _lake_commits)").query("files", table_sql(table)))
+            con.execute(f"CREATE OR REPLACE TEMP VIEW _lake_rows_{table} AS WITH files AS (\n"
+                        f"SELECT * EXCLUDE (lake_commit) FROM _lake_data_{table} "
+                        f"WHERE lake_commit IN (SELECT commit_id FROM _lake_commits))\n{table_sql(table)}")
             views[table] = f"_lake_rows_{table}"
         return views
 
@@ -242,8 +255,10 @@ class Lake:
         return store
 
     # -- writing ------------------------------------------------------------------------
-    def ingest(self, model: str, items, **load_options) -> LoadResult:
+    def ingest(self, model: str, items, **load_options):
         """Store one ingest (as hotdb.store.loader.load does) as one commit of the lake."""
+        from hotdb.store.loader import load
+
         self._writable()
         model_level = any(parsed.role != "profile" for _, _, parsed in items)
         with _Attempts(self.root) as attempts:
@@ -300,7 +315,8 @@ class Lake:
         (a commit of its model landed since it read), after waiting a little."""
         seen = {commit for commit, _ in self._commit_rows(log)}
         while True:
-            if commit_age_s(commit_id) > limits.lake_retention_s() / 2:
+            retention_s = limits.lake_retention_s()
+            if retention_s and commit_age_s(commit_id) > retention_s / 2:
                 attempts.stalled("its attempt took longer than half of HOTDB_LAKE_RETENTION")
                 return False  # compaction may take its rows for a dead writer's: do it again
             try:
@@ -366,17 +382,65 @@ class Lake:
 
     def compact(self) -> dict:
         """Each table's small files merged, the rows of commits that never landed deleted
-        (once older than HOTDB_LAKE_RETENTION), old files vacuumed; safe beside writers,
-        readers and another compaction."""
+        (once older than HOTDB_LAKE_RETENTION), old files vacuumed; safe beside writers and
+        readers. One compaction at a time (lake_lease.py): another one finds the lake
+        leased and leaves it ({"busy": its owner})."""
         self._writable()
         retention_s = limits.lake_retention_s()
-        log = delta.open_table(self.uri(delta.COMMITS))
-        if log is None:
-            raise UsageError(f"no lake at {self.root}")
-        committed = {commit for commit, _ in self._commit_rows(log)}
+        lease = self._lease(retention_s)
+        if isinstance(lease, str):
+            return {"busy": lease, "tables": 0, "files_removed": 0, "orphan_commits": 0}
+        try:
+            return self._compact_tables(retention_s)
+        finally:
+            self._commit_lake_claim(f"compacted:{lease}")
+
+    def _lake_claims(self, log) -> list[tuple[str, float]]:
+        """The lake's own claims (compaction leases), each with its age in seconds."""
+        with duckdb.connect() as con:
+            if log is None or not self._source(con, "commits", log, native=True):
+                return []
+            rows = con.execute("SELECT claim, epoch(committed_at) FROM _lake_data_commits WHERE model_id = $m",
+                               {"m": lake_lease.LAKE_MODEL}).fetchall()
+        return [(claim, time.time() - at) for claim, at in rows]
+
+    def _lease(self, retention_s: float) -> int | str:
+        """The number of the lease this compaction took, or the owner of the one running."""
+        with _Attempts(self.root) as attempts:
+            while True:
+                log = delta.open_table(self.uri(delta.COMMITS))
+                if log is None:
+                    raise UsageError(f"no lake at {self.root}")
+                claims = self._lake_claims(log)
+                owner = lake_lease.holder(claims, retention_s / 2)
+                if owner is not None:
+                    return owner
+                number = lake_lease.next_lease(claims)
+                try:
+                    delta.claim(log, new_commit_id(), lake_lease.LAKE_MODEL, [f"compact:{number} {lake_lease.this_owner()}"])
+                    return number
+                except delta.Conflict:  # another commit landed since: look again
+                    attempts.progress(1)
+                    attempts.wait()
+
+    def _commit_lake_claim(self, claim: str) -> None:
+        with _Attempts(self.root) as attempts:
+            while True:
+                try:
+                    delta.claim(delta.open_table(self.uri(delta.COMMITS)), new_commit_id(), lake_lease.LAKE_MODEL, [claim])
+                    return
+                except delta.Conflict:
+                    attempts.progress(1)
+                    attempts.wait()
+
+    def _compact_tables(self, retention_s: float) -> dict:
+        # commits that started before `read_at` less the retention and had not landed by
+        # then never will (a writer gives up an attempt older than half of it)
+        read_at = time.time()
+        committed = {commit for commit, _ in self._commit_rows(delta.open_table(self.uri(delta.COMMITS)))}
         counts = {"tables": 0, "files_removed": 0, "orphan_commits": 0}
         for table in tables():
-            orphans = self._orphans(table, committed, retention_s)
+            orphans = self._orphans(table, committed, read_at - retention_s)
             failpoint("compact-table")
             # ids are integers this function read from the table: the only values in the predicate
             predicate = f"lake_commit IN ({', '.join(str(int(c)) for c in orphans)})" if orphans else None
@@ -387,15 +451,17 @@ class Lake:
         delta.compact(self.uri(delta.COMMITS), retention_s)
         return counts
 
-    def _orphans(self, table: str, committed: set[int], retention_s: float) -> list[int]:
-        """Commit ids with rows in `table` that never landed and are too old to still land."""
+    def _orphans(self, table: str, committed: set[int], started_before: float) -> list[int]:
+        """Commit ids with rows in `table` that had not landed when the log was read and
+        had started before `started_before` (a time): too old to land still."""
         data = delta.open_table(self.uri(table))
         if data is None:
             return []
         with duckdb.connect() as con:
-            con.register("data", delta.dataset(data))
-            ids = [r[0] for r in con.execute("SELECT DISTINCT lake_commit FROM data").fetchall()]
-        return sorted(c for c in ids if c not in committed and commit_age_s(c) > retention_s)
+            if not self._source(con, table, data, native=True):
+                return []
+            ids = [r[0] for r in con.execute(f"SELECT DISTINCT lake_commit FROM _lake_data_{_table(table)}").fetchall()]
+        return sorted(c for c in ids if c not in committed and (c >> 32) + _EPOCH < started_before)
 
     def export_parquet(self, folder: Path) -> dict:
         """The committed rows as plain Parquet, one folder per table (FOLDER/<table>/
