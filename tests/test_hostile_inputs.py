@@ -533,3 +533,47 @@ def test_sql_cannot_write_into_the_lake(tmp_path, vgg16):
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(p for p in lake.rglob("*") if p.is_file())} == before
+
+
+def test_a_report_cut_while_it_is_streamed_is_a_one_line_error(tmp_path):
+    """DuckDB scans a streamed report twice: a file cut between the scans (a copy still
+    being written, a disk filling up) fails in the second, said in one line."""
+    report = tmp_path / "report.csv"
+    report.write_bytes((Path(__file__).parent / "data" / "profile-report" / "resnet50_nhwc.report.csv").read_bytes())
+    env = {**os.environ, "HOTDB_STREAM_BYTES": "1000", "HOTDB_FAILPOINT": "report-scanned", "HOTDB_FAILPOINT_SLEEP": "3"}
+    proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(tmp_path / "db.duckdb"), "ingest", str(report),
+                             "--model", "m"], stderr=subprocess.PIPE, text=True, env=env)
+    for line in proc.stderr:
+        if "failpoint report-scanned" in line:
+            break
+    with report.open("r+b") as f:  # cut in the middle of a row
+        f.truncate(report.stat().st_size // 2)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "report.csv" in err, err
+
+
+def test_reads_work_on_a_read_only_disk(tmp_path, vgg16):
+    """The file and its folder made immutable (chattr +i holds even for root, unlike modes):
+    reads of a database another hotdb's views were stored in still work, in memory."""
+    import shutil
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = folder / "db.duckdb"
+    here("--db", db, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m")
+    import duckdb
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE hotdb_meta SET value = 'another' WHERE key = 'views_sha256'")  # as another hotdb left it
+    con.close()
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(db), str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available on this file system")
+    try:
+        for args in (["runs"], ["top"], ["sql", "SELECT count(*) FROM nodes"]):
+            proc = subprocess.run([sys.executable, "-m", "hotdb", "--db", str(db), *args], capture_output=True,
+                                  text=True, timeout=120)
+            assert proc.returncode == 0, (args, proc.stderr)
+    finally:
+        subprocess.run([chattr, "-i", str(db), str(folder)], capture_output=True)

@@ -45,10 +45,10 @@ import duckdb
 
 from hotdb import limits
 from hotdb.errors import DatabaseError, UsageError
+from hotdb.failpoints import failpoint
 from hotdb.resources import sql, sql_names
 from hotdb.store import delta, lake_lease
 from hotdb.store.connection import Store
-from hotdb.store.failpoints import failpoint
 from hotdb.version import __version__
 
 # tables of the schema that hold no data of a model: the database's own bookkeeping

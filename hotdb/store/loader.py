@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 
 from hotdb.duck import scratch
 from hotdb.errors import DatabaseError, UsageError
+from hotdb.failpoints import failpoint
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import (
     CALL_COLUMNS,
@@ -32,7 +33,6 @@ from hotdb.ingest.rows import (
 )
 from hotdb.resources import sql
 from hotdb.store.connection import Store, rollback
-from hotdb.store.failpoints import failpoint
 from hotdb.store.rematch import rematch_models, rematch_runs
 from hotdb.version import __version__
 from hotdb.workload.targets import canonical as canonical_target
