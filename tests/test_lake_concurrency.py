@@ -486,7 +486,7 @@ def test_writers_and_compactions_killed_at_random_instants_lose_and_double_nothi
     same ingests one at a time."""
     lake = tmp_path / "lake"
     lake.mkdir()
-    env = environment()
+    env = environment(HOTDB_LAKE_AUTO_COMPACT="6")  # writers compact too, and are killed doing it
     run = churn(tmp_path, str(lake), env, vgg16, rounds=1, per_model=3, compactions=2, kills=KILLS, seed=KILLS)
     check_processes(run)
     assert run.fleet.kills >= KILLS

@@ -209,3 +209,26 @@ def test_a_lake_of_the_folder_layout_is_read_then_converted_once(tmp_path, vgg16
     assert "other/model-2" in [r["run"] for r in json.loads(here("--lake", lake, "runs", "-f", "json").stdout)]
     again = hotdb("lake", "convert", lake, check=False)
     assert again.returncode != 0 and "nothing to convert" in again.stderr
+
+
+def test_writers_compact_once_the_commit_log_has_enough_files(tmp_path, vgg16, monkeypatch):
+    from deltalake import DeltaTable
+
+    lake = tmp_path / "lake"
+    monkeypatch.setenv("HOTDB_LAKE_AUTO_COMPACT", "3")
+    here("--lake", lake, "ingest", vgg16["relay"], vgg16["tasks"], "--model", "m")
+    for path in _distinct_profiles(tmp_path, vgg16, 3):
+        here("--lake", lake, "ingest", path, "--model", "m")
+    # the third commit compacted: its log is one file and one more commit's
+    assert len(DeltaTable(str(lake / "_commits")).file_uris()) <= 3
+    assert len(DeltaTable(str(lake / "node_calls")).file_uris()) <= 2
+    assert sorted(r["run"] for r in json.loads(here("--lake", lake, "runs", "-f", "json").stdout)) == ["m-1", "m-2", "m-3"]
+
+
+def _distinct_profiles(tmp_path, vgg16, n: int) -> list:
+    paths = []
+    for i in range(n):
+        path = tmp_path / f"profile-{i}.txt"
+        path.write_text(Path(vgg16["table"]).read_text() + f"\n# profile {i}\n")
+        paths.append(path)
+    return paths

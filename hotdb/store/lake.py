@@ -140,24 +140,22 @@ class Lake:
                              f"{self.root}` once to write to it (reads work as they are)")
 
     # -- reading ------------------------------------------------------------------------
-    def _source(self, con: duckdb.DuckDBPyConnection, name: str, table, native: bool) -> bool:
-        """The temporary view `_lake_data_<name>` over a Delta table at its version: its files
-        read by DuckDB's own Parquet reader, or (an object store; `hotdb sql`, which may open
-        no file) an Arrow dataset. False when it has no file. `name` is a table of the schema
-        or "commits": the only names written into SQL."""
+    def _source(self, con: duckdb.DuckDBPyConnection, name: str, table, native: bool) -> str | None:
+        """SQL reading a Delta table at its version: its files by DuckDB's own Parquet reader,
+        or (an object store; `hotdb sql`, which may open no file) an Arrow dataset registered
+        as `_lake_data_<name>`. None when it has no file. `name` is a table of the schema or
+        "commits": the only names written into SQL."""
         if name != "commits":
             _table(name)
         if native and self.local is not None:
             files = [unquote(uri.removeprefix("file://")) for uri in table.file_uris()]  # percent-encoded URIs
             if not files:
-                return False
-            # the list reaches the view as a variable: no path is written into SQL
+                return None
+            # the list reaches the query as a variable: no path is written into SQL
             con.execute(f"SET VARIABLE _lake_files_{name} = $files", {"files": files})
-            con.execute(f"CREATE OR REPLACE TEMP VIEW _lake_data_{name} AS "
-                        f"SELECT * FROM read_parquet(getvariable('_lake_files_{name}'), union_by_name = true)")
-        else:
-            con.register(f"_lake_data_{name}", delta.dataset(table))
-        return True
+            return f"read_parquet(getvariable('_lake_files_{name}'), union_by_name = true)"
+        con.register(f"_lake_data_{name}", delta.dataset(table))
+        return f"_lake_data_{name}"
 
     def _commit_rows(self, log) -> list[tuple[int, int]]:
         """(commit id, model id) of each commit the log held at its version."""
@@ -165,9 +163,8 @@ class Lake:
             return []
         try:
             with duckdb.connect() as con:
-                if not self._source(con, "commits", log, native=True):
-                    return []
-                return con.execute("SELECT DISTINCT commit_id, model_id FROM _lake_data_commits").fetchall()
+                source = self._source(con, "commits", log, native=True)
+                return [] if source is None else con.execute(f"SELECT DISTINCT commit_id, model_id FROM {source}").fetchall()
         except (FileNotFoundError, duckdb.IOException):
             if self.as_of is not None:
                 raise UsageError(f"--as-of {self.as_of}: `lake compact` has vacuumed that version's files (a lake keeps "
@@ -191,24 +188,25 @@ class Lake:
                              "or an ISO time such as 2026-12-01T09:00Z") from None
 
     def _views(self, con: duckdb.DuckDBPyConnection, commits: list[int], skip=(), native: bool = True) -> dict[str, str]:
-        """Per table, a view of the rows of these commits (keeping one per key where
-        several commits may hold a row); the views' names, by table."""
+        """Per table, a query of the rows of these commits (keeping one per key where
+        several commits may hold a row), by table: for one view each, not three (each
+        view is bound, every file's footer read, when it is made)."""
         con.execute("CREATE OR REPLACE TEMP TABLE _lake_commits AS SELECT unnest($ids::BIGINT[]) AS commit_id",
                     {"ids": commits})
-        views = {}
+        # a query binds each table's view again: footers read once (a lake's files never change)
+        con.execute("SET parquet_metadata_cache = true")
         names = [table for table in tables() if table not in skip]
         # opened after the commit log (a commit's rows are in a table before it lands), at
         # once: each open reads a log of its own (16 ms each, measured)
         with ThreadPoolExecutor(max_workers=8) as pool:
             opened = dict(zip(names, pool.map(lambda name: delta.open_table(self.uri(_table(name))), names)))
+        queries = {}
         for table, data in opened.items():
-            if data is None or not self._source(con, table, data, native):
-                continue
-            con.execute(f"CREATE OR REPLACE TEMP VIEW _lake_rows_{table} AS WITH files AS (\n"
-                        f"SELECT * EXCLUDE (lake_commit) FROM _lake_data_{table} "
-                        f"WHERE lake_commit IN (SELECT commit_id FROM _lake_commits))\n{table_sql(table)}")
-            views[table] = f"_lake_rows_{table}"
-        return views
+            source = None if data is None else self._source(con, table, data, native)
+            if source is not None:
+                queries[table] = (f"(WITH files AS (SELECT * EXCLUDE (lake_commit) FROM {source} "
+                                  f"WHERE lake_commit IN (SELECT commit_id FROM _lake_commits))\n{table_sql(table)}\n)")
+        return queries
 
     def reader(self, external_access: bool = True) -> Store:
         """A database whose tables are views over the lake's committed rows: this hotdb's
@@ -228,10 +226,10 @@ class Lake:
             commits = [commit for commit, _ in self._commit_rows(self._log())]
             # the file's own catalog: `main.x` alone would name the temporary view being made
             catalog = store.con.execute("SELECT current_database()").fetchall()[0][0].replace('"', '""')
-            for table, view in self._views(store.con, commits, native=external_access).items():
+            for table, rows in self._views(store.con, commits, native=external_access).items():
                 # the rows stand in for the schema's empty table, read by name into its columns:
                 # rows written before a column was added give NULL there
-                store.con.execute(f'CREATE TEMP VIEW {table} AS FROM "{catalog}".main.{table} UNION ALL BY NAME FROM {view}')
+                store.con.execute(f'CREATE TEMP VIEW {table} AS FROM "{catalog}".main.{table} UNION ALL BY NAME FROM {rows}')
         except BaseException:
             store.close()
             raise
@@ -245,8 +243,8 @@ class Lake:
         model_id = model_id_of(model)
         mine = [commit for commit, model in commits if model == model_id]
         skip = () if with_runs else [t for t, key in tables().items() if key == "run_id" and t != "runs"]
-        for table, view in self._views(store.con, mine, skip).items():
-            store.con.execute(f"INSERT INTO {_table(table)} BY NAME FROM {view}")
+        for table, rows in self._views(store.con, mine, skip).items():
+            store.con.execute(f"INSERT INTO {_table(table)} BY NAME FROM {rows}")
         store.con.execute(sql("lake", "context_model"), {"model_id": model_id, "name": model})
         base = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
         for sequence in ("ingest_id_seq", "source_id_seq", "run_id_seq"):
@@ -275,7 +273,23 @@ class Lake:
                     self._append(store.con, commit_id, [ingest_id])
                     claims = self._claims(store.con, [ingest_id])
                 if self._commit(log, commit_id, model_id_of(model), claims, attempts):
+                    self._auto_compact()
                     return result
+
+    def _auto_compact(self) -> None:
+        """Compact once the commit log holds HOTDB_LAKE_AUTO_COMPACT files (each commit adds
+        one to it and to each table it wrote): a reader opens every file of every table, so
+        a lake left as writers leave it grows slower to read (bench/lake_top.py). The ingest
+        has landed: a compaction that cannot run now (another holds the lease, or it fails)
+        is left to the next writer."""
+        threshold = limits.lake_auto_compact_files()
+        log = delta.open_table(self.uri(delta.COMMITS)) if threshold else None
+        if log is None or len(log.file_uris()) < threshold:
+            return
+        try:
+            self.compact()
+        except (DatabaseError, UsageError, OSError, duckdb.Error):
+            pass
 
     def _ensure_log(self):
         if self.local is not None:
@@ -398,9 +412,10 @@ class Lake:
     def _lake_claims(self, log) -> list[tuple[str, float]]:
         """The lake's own claims (compaction leases), each with its age in seconds."""
         with duckdb.connect() as con:
-            if log is None or not self._source(con, "commits", log, native=True):
+            source = None if log is None else self._source(con, "commits", log, native=True)
+            if source is None:
                 return []
-            rows = con.execute("SELECT claim, epoch(committed_at) FROM _lake_data_commits WHERE model_id = $m",
+            rows = con.execute(f"SELECT claim, epoch(committed_at) FROM {source} WHERE model_id = $m",
                                {"m": lake_lease.LAKE_MODEL}).fetchall()
         return [(claim, time.time() - at) for claim, at in rows]
 
@@ -458,9 +473,10 @@ class Lake:
         if data is None:
             return []
         with duckdb.connect() as con:
-            if not self._source(con, table, data, native=True):
+            source = self._source(con, table, data, native=True)
+            if source is None:
                 return []
-            ids = [r[0] for r in con.execute(f"SELECT DISTINCT lake_commit FROM _lake_data_{_table(table)}").fetchall()]
+            ids = [r[0] for r in con.execute(f"SELECT DISTINCT lake_commit FROM {source}").fetchall()]
         return sorted(c for c in ids if c not in committed and (c >> 32) + _EPOCH < started_before)
 
     def export_parquet(self, folder: Path) -> dict:
@@ -524,7 +540,8 @@ def _template() -> Path | None:
     from hotdb.store.connection import latest_schema_version, views_digest
 
     cache = os.environ.get("HOTDB_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hotdb"
-    path = Path(cache) / f"reader-{__version__}-{latest_schema_version()}-{views_digest()[:16]}.duckdb"
+    # DuckDB's version too: a file another DuckDB wrote may be one this one cannot open
+    path = Path(cache) / f"reader-{__version__}-{duckdb.__version__}-{latest_schema_version()}-{views_digest()[:16]}.duckdb"
     if path.is_file():
         return path
     draft = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
