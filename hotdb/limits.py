@@ -5,7 +5,7 @@ that needs it (exit 1), naming the variable and what it takes.
 
     HOTDB_LOCK_TIMEOUT     seconds to wait for another writer (database lock, lake commits); 30
     HOTDB_LAKE_RETENTION   seconds `lake compact` keeps what a writer or reader may still use; 3600
-    HOTDB_LAKE_AUTO_COMPACT a lake writer compacts once the commit log has this many files (0: never); 32
+    HOTDB_LAKE_AUTO_COMPACT a lake writer compacts once the commit log has this many files (0: never); 16
     HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
     HOTDB_STREAM_BYTES     reports larger than this are streamed by DuckDB, not read into memory; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
@@ -76,8 +76,9 @@ SQL_TIMEOUT_MINIMUM = 0.1
 
 
 def lake_auto_compact_files() -> int:
-    # a reader reads every file of a table: 537 files read 1.7x slower than 74 (bench/lake_top.py)
-    return int(_number("HOTDB_LAKE_AUTO_COMPACT", 32, 0, "a number of files"))
+    # a reader reads every file of a table: in one process `top --all-models` took 0.28 s
+    # over 537 files, 0.12 s over 74 (bench/lake_top.py); a compaction of that lake, 1.4 s
+    return int(_number("HOTDB_LAKE_AUTO_COMPACT", 16, 0, "a number of files"))
 
 
 def sql_timeout_s() -> float:
