@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import sys
 from enum import Enum
 from pathlib import Path
@@ -12,7 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from hotdb import choices, limits
+from hotdb import choices
+from hotdb import cli_options as options
 from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions
 from hotdb.output import write_whole
 
@@ -36,55 +35,6 @@ ExportFormat = _choices("ExportFormat", choices.EXPORT_TO)
 CompareBy = _choices("CompareBy", choices.COMPARE_BY)
 TopBy = _choices("TopBy", choices.TOP_BY)
 ShareOf = _choices("ShareOf", choices.SHARE_OF)
-
-
-def _checked(low: float, high: float = math.inf, *, low_open: bool = False, what: str = "a number"):
-    """A typer callback refusing (exit 2) what a number option cannot mean: nan, inf,
-    values out of range; None (an option not given) passes."""
-    def check(value):
-        if value is None:
-            return value
-        below = value <= low if low_open else value < low
-        if not math.isfinite(value) or below or value > high:
-            bound = f"{'above' if low_open else 'at least'} {low:g}" + (f" and at most {high:g}" if high < math.inf else "")
-            raise typer.BadParameter(f"expected {what} {bound}, got {value!r}")
-        return value
-    return check
-
-
-_PERCENT = _checked(0, 100, low_open=True, what="a percentage")
-_NON_NEGATIVE = _checked(0, what="a number")
-_POSITIVE = _checked(0, low_open=True, what="a number")
-_COUNT = _checked(1, what="a whole number")
-_ZERO_OR_MORE = _checked(0, what="a whole number")
-_SQL_SECONDS = _checked(limits.SQL_TIMEOUT_MINIMUM, what="a number of seconds")
-
-
-def _memory_size(text: str | None) -> int | None:
-    """Bytes of a memory limit written 512MB or 2GiB, by the rule HOTDB_MEMORY_LIMIT follows."""
-    if text is None:
-        return None
-    try:
-        return limits.size(text, limits.MEMORY_MINIMUM)
-    except ValueError as exc:
-        raise typer.BadParameter(f"{exc}, got {text!r}") from None
-
-
-_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?$")
-
-
-def _duration(text: str | None) -> float | None:
-    """Seconds of a duration written 20m, 1h30m, 90s or 90."""
-    if text is None:
-        return None
-    match = _DURATION.match(text.strip().lower())
-    if not text.strip() or not match or not any(match.groups()):
-        raise typer.BadParameter(f"expected a duration such as 20m, 1h30m or 90s, got {text!r}")
-    hours, minutes, seconds = (float(g or 0) for g in match.groups())
-    total = 3600 * hours + 60 * minutes + seconds
-    if total <= 0:
-        raise typer.BadParameter(f"expected a duration above 0, got {text!r}")
-    return total
 
 
 ShareOfOption = Annotated[ShareOf, typer.Option(
@@ -182,7 +132,7 @@ def _weights(values: list[str]) -> dict[str, float]:
 
 @app.command()
 def top(
-    coverage: Annotated[Optional[float], typer.Option("--coverage", help="Keep the fewest rows that cover PCT % of the run's time.", metavar="PCT", callback=_PERCENT)] = None,
+    coverage: Annotated[Optional[float], typer.Option("--coverage", help="Keep the fewest rows that cover PCT % of the run's time.", metavar="PCT", callback=options.PERCENT)] = None,
     by: Annotated[TopBy, typer.Option("--by", help="Rank tasks, nodes or op families.")] = TopBy.task,
     run: RunOption = None,
     model: ModelOption = None,
@@ -205,7 +155,7 @@ def top(
 @app.command()
 def export(
     to: Annotated[ExportFormat, typer.Option("--to", help="The tuner's format (or json, csv).")],
-    coverage: Annotated[Optional[float], typer.Option("--coverage", metavar="PCT", help="Select the fewest tasks covering PCT % (default 90).", callback=_PERCENT)] = 90.0,
+    coverage: Annotated[Optional[float], typer.Option("--coverage", metavar="PCT", help="Select the fewest tasks covering PCT % (default 90).", callback=options.PERCENT)] = 90.0,
     run: RunOption = None,
     model: ModelOption = None,
     output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of standard output.")] = None,
@@ -232,8 +182,8 @@ def compare(
     run_a: Annotated[Optional[str], typer.Argument(help="Side A: a run, a replicate group, or runs separated by commas (default: the model's second-latest run or group).")] = None,
     run_b: Annotated[Optional[str], typer.Argument(help="Side B, as side A (default: the model's latest run or group).")] = None,
     by: Annotated[CompareBy, typer.Option("--by", help="task (= workload), node (= kernel symbol) or op.")] = CompareBy.task,
-    threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.", callback=_NON_NEGATIVE)] = 0.0,
-    fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT", callback=_NON_NEGATIVE,
+    threshold: Annotated[float, typer.Option("--threshold", metavar="PCT", help="Changes smaller than PCT % are unchanged.", callback=options.NON_NEGATIVE)] = 0.0,
+    fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT", callback=options.NON_NEGATIVE,
                                   help="Exit 1 when an item is slower by more than PCT % beyond the noise (its 95 % interval above), or when no item could be told from the noise.")] = None,
     allow_different_builds: Annotated[bool, typer.Option(
         "--allow-different-builds", help="Let --fail-on-regression judge runs of different IR or target.")] = False,
@@ -343,9 +293,9 @@ def models(fmt: FormatOption = OutputFormat.table) -> None:
 
 @app.command()
 def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and views (see docs/views.md).")],
-        timeout: Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", callback=_SQL_SECONDS,
+        timeout: Annotated[Optional[float], typer.Option("--timeout", metavar="SECONDS", callback=options.SQL_SECONDS,
                            help="Stop the query after SECONDS (default: HOTDB_SQL_TIMEOUT, else 300).")] = None,
-        memory_limit: Annotated[Optional[str], typer.Option("--memory-limit", metavar="SIZE", callback=_memory_size,
+        memory_limit: Annotated[Optional[str], typer.Option("--memory-limit", metavar="SIZE", callback=options.memory_size,
                                 help="Stop the query when DuckDB needs more memory, e.g. 2GB "
                                      "(default: HOTDB_MEMORY_LIMIT, else 384MiB).")] = None,
         fmt: FormatOption = OutputFormat.table) -> None:
@@ -380,14 +330,14 @@ def formats(fmt: FormatOption = OutputFormat.table) -> None:
 def profile(
     model: Annotated[str, typer.Argument(help="A zoo name (see `hotdb zoo`), an .onnx file, or path/to/file.py:function.")],
     target: Annotated[Optional[str], typer.Option("--target", help="llvm (default, all host cores), cuda, or a JSON target dict.")] = None,
-    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples per kernel and for the whole model.", callback=_COUNT)] = 5,
-    warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs of the whole model first.", callback=_ZERO_OR_MORE)] = 1,
+    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples per kernel and for the whole model.", callback=options.COUNT)] = 5,
+    warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs of the whole model first.", callback=options.ZERO_OR_MORE)] = 1,
     name: Annotated[Optional[str], typer.Option("--model", help="Model name in the database (default: the zoo name or file stem).")] = None,
     run: Annotated[Optional[str], typer.Option("--run", help="Run label (default MODEL-N).")] = None,
     tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
     entry: Annotated[Optional[str], typer.Option("--entry", help="Entry function of an IRModule (default main).")] = None,
-    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Coverage shown when done.", callback=_PERCENT)] = 90.0,
-    replicates: Annotated[int, typer.Option("--replicates", help="Captures, each in a process of its own, stored as runs RUN.1 .. RUN.N of the group RUN (compare takes RUN as one side).", callback=_COUNT)] = 1,
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Coverage shown when done.", callback=options.PERCENT)] = 90.0,
+    replicates: Annotated[int, typer.Option("--replicates", help="Captures, each in a process of its own, stored as runs RUN.1 .. RUN.N of the group RUN (compare takes RUN as one side).", callback=options.COUNT)] = 1,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Capture a live profile with apache-tvm: kernels, MetaSchedule tasks, coverage."""
@@ -411,21 +361,21 @@ def _top(api, coverage: float, run: str, fmt: OutputFormat) -> None:
 @app.command()
 def tune(
     model: Annotated[str, typer.Argument(help="A zoo name, an .onnx file, or path/to/file.py:function.")],
-    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Tune the fewest tasks covering PCT % of runtime.", callback=_PERCENT)] = 90.0,
-    trials: Annotated[int, typer.Option("--trials", help="Trial budget for all selected tasks together.", callback=_COUNT)] = 64,
-    per_task_max: Annotated[Optional[int], typer.Option("--per-task-max", help="At most this many trials per task.", callback=_COUNT)] = None,
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Tune the fewest tasks covering PCT % of runtime.", callback=options.PERCENT)] = 90.0,
+    trials: Annotated[int, typer.Option("--trials", help="Trial budget for all selected tasks together.", callback=options.COUNT)] = 64,
+    per_task_max: Annotated[Optional[int], typer.Option("--per-task-max", help="At most this many trials per task.", callback=options.COUNT)] = None,
     work_dir: Annotated[Optional[Path], typer.Option("--work-dir", help="Where the MetaSchedule database is kept (default ./hotdb-tune-MODEL).")] = None,
     target: Annotated[Optional[str], typer.Option("--target", help="As for `hotdb profile`.")] = None,
-    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples when profiling.", callback=_COUNT)] = 3,
-    build_timeout: Annotated[Optional[float], typer.Option("--build-timeout", metavar="SECONDS", callback=_POSITIVE,
+    repeat: Annotated[int, typer.Option("--repeat", help="Timing samples when profiling.", callback=options.COUNT)] = 3,
+    build_timeout: Annotated[Optional[float], typer.Option("--build-timeout", metavar="SECONDS", callback=options.POSITIVE,
                              help="Time limit for building one trial (default 120).")] = None,
-    run_timeout: Annotated[Optional[float], typer.Option("--run-timeout", metavar="SECONDS", callback=_POSITIVE,
+    run_timeout: Annotated[Optional[float], typer.Option("--run-timeout", metavar="SECONDS", callback=options.POSITIVE,
                            help="Time limit for running one trial (default 60).")] = None,
-    budget: Annotated[Optional[str], typer.Option("--budget", metavar="TIME", callback=_duration,
+    budget: Annotated[Optional[str], typer.Option("--budget", metavar="TIME", callback=options.duration,
                       help="Wall-clock budget, e.g. 20m, 1h30m or 90s; the round running at the end is cut there.")] = None,
-    min_gain: Annotated[Optional[float], typer.Option("--min-gain", metavar="PCT", callback=_NON_NEGATIVE,
+    min_gain: Annotated[Optional[float], typer.Option("--min-gain", metavar="PCT", callback=options.NON_NEGATIVE,
                         help="Stop when a round made the model less than PCT % faster (default: off).")] = None,
-    rounds: Annotated[Optional[int], typer.Option("--rounds", callback=_COUNT,
+    rounds: Annotated[Optional[int], typer.Option("--rounds", callback=options.COUNT,
                       help="At most this many rounds (default: until the budget is spent).")] = None,
     share_of: ShareOfOption = ShareOf.tunable,
     fmt: FormatOption = OutputFormat.table,
@@ -454,7 +404,7 @@ def zoo(fmt: FormatOption = OutputFormat.table) -> None:
 
 @app.command()
 def example(
-    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", callback=_PERCENT)] = 90.0,
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", callback=options.PERCENT)] = 90.0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Ingest the bundled example build (VGG-16, x86, TVM 0.8 era) and show its top tasks."""

@@ -46,10 +46,10 @@ COMMAND_CODE = {
     "zoo": "`hotdb/capture/zoo.py`",
     "example": "`hotdb/examples/` (the bundled build, written by `make_vgg16.py`)",
     "lake": "`hotdb/ops/lake.py` over `hotdb/store/lake.py`",
-    "import": "`hotdb/ops/lake.py`: `lake_import` (`hotdb/store/lake.py`: `Lake.export`)",
+    "import": "`hotdb/ops/lake.py`: `lake_import` (`hotdb/store/lake_import.py`: `import_database`)",
     "compact": "`hotdb/ops/lake.py`: `lake_compact` (`hotdb/store/lake.py`: `Lake.compact`)",
     "lake export": "`hotdb/ops/lake.py`: `lake_export_parquet` (`hotdb/store/lake.py`: `Lake.export_parquet`)",
-    "convert": "`hotdb/ops/lake.py`: `lake_convert` (`hotdb/store/lake.py`: `Lake.convert`)",
+    "convert": "`hotdb/ops/lake.py`: `lake_convert` (`hotdb/store/lake_import.py`: `convert`)",
 }
 ROOT = Path(__file__).resolve().parents[1]
 _RUN = re.compile(r"^<!-- run: (hotdb [^\n]*) -->\n```text\n.*?^```$", re.M | re.S)

@@ -116,7 +116,7 @@ def test_every_table_is_written_and_imported_by_its_key():
     """The lake writes each table's rows by the column that ties them to an ingest, and a
     lake import moves their ids: every key has its files, and only tables tied to an
     ingest by ingest_id carry a model id (the other copy files leave it out)."""
-    from hotdb.store import lake
+    from hotdb.store import lake, lake_import
 
     names = sql_names("lake")
     with Store(":memory:") as store:
@@ -127,7 +127,7 @@ def test_every_table_is_written_and_imported_by_its_key():
         assert lake._ROWS[key] in names, table
         if table in ("models", "kernel_match_results"):
             continue  # made by the lake's context; re-decided
-        assert lake._COPY[key] in names, table
+        assert lake_import._COPY[key] in names, table
         if "model_id" in columns[table]:
             assert key == "ingest_id", f"{table}: a model id the copy of {key} rows would not move"
         if key is None:

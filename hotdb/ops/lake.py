@@ -12,7 +12,9 @@ def lake_import(database: Database, lake: str | Path) -> dict:
     """Copy the database file into the lake at `lake` (made if missing): one commit per
     model, ids moved to the lake's; ingests whose files it holds are skipped. Counts of
     the models and runs imported and the ingests skipped."""
-    return database.lake_at(lake, create=True).export(database.file)
+    from hotdb.store.lake_import import import_database
+
+    return import_database(database.lake_at(lake, create=True), database.file)
 
 
 def lake_compact(database: Database, lake: str | Path) -> dict:
@@ -30,4 +32,6 @@ def lake_export_parquet(database: Database, lake: str | Path, folder: Path) -> d
 def lake_convert(database: Database, lake: str | Path) -> dict:
     """Rewrite a lake of the folder layout (hotdb 0.2) as Delta tables, once. Counts of
     the models and runs converted."""
-    return database.lake_at(lake).convert()
+    from hotdb.store.lake_import import convert
+
+    return convert(database.lake_at(lake))

@@ -153,10 +153,6 @@ def compact(uri: str, retention_s: float, delete: str | None = None) -> dict:
     return {"files_removed": removed}
 
 
-def version(table) -> int:
-    return table.version()
-
-
 def dataset(table):
     """The table's files at its version, as an Arrow dataset DuckDB scans in place."""
     return table.to_pyarrow_dataset()

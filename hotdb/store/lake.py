@@ -60,8 +60,6 @@ _EPOCH = 1577836800  # 2020-01-01: commit ids are (seconds since) << 32 | random
 # the rows of a table that an ingest wrote, by the table's key column (queries/lake/rows_*.sql)
 _ROWS = {"ingest_id": "rows_ingest_id", "run_id": "rows_run_id", "source_id": "rows_source_id",
          "model_id": "rows_model_id", None: "rows_table"}
-# a database file's rows of some ingests, their ids moved into the lake's (queries/lake/copy_*.sql)
-_COPY = {"ingest_id": "copy_ingest_id", "run_id": "copy_run_id", "source_id": "copy_source_id", None: "copy_shared"}
 
 
 @cache
@@ -100,8 +98,13 @@ def new_commit_id() -> int:
     return (int(time.time()) - _EPOCH) << 32 | secrets.randbits(32)
 
 
+def commit_started_at(commit_id: int) -> float:
+    """When a commit's writer drew its id (a Unix time, in whole seconds)."""
+    return _EPOCH + (commit_id >> 32)
+
+
 def commit_age_s(commit_id: int) -> float:
-    return time.time() - _EPOCH - (commit_id >> 32)
+    return time.time() - commit_started_at(commit_id)
 
 
 def _root(root: str | Path) -> str:
@@ -259,7 +262,7 @@ class Lake:
 
         self._writable()
         model_level = any(parsed.role != "profile" for _, _, parsed in items)
-        with _Attempts(self.root) as attempts:
+        with Attempts(self.root) as attempts:
             while True:
                 log = self._ensure_log()
                 with self._context(model, self._commit_rows(log), with_runs=model_level) as store:
@@ -324,7 +327,7 @@ class Lake:
             raise _write_error(self.root, exc) from None
         failpoint("lake-written")
 
-    def _commit(self, log, commit_id: int, model_id: int, claims: list[str], attempts: "_Attempts") -> bool:
+    def _commit(self, log, commit_id: int, model_id: int, claims: list[str], attempts: "Attempts") -> bool:
         """Land a commit whose rows are written; False when the ingest must be done again
         (a commit of its model landed since it read), after waiting a little."""
         seen = {commit for commit, _ in self._commit_rows(log)}
@@ -347,53 +350,6 @@ class Lake:
                     return False  # a commit of this model landed since: read again, decide again
 
     # -- maintenance --------------------------------------------------------------------
-    def export(self, db_path: Path) -> dict:
-        """Copy a DuckDB database into the lake: one commit per model, ids moved into a
-        fresh range (model ids to the lake's); ingests whose files the lake holds already
-        are left out."""
-        self._writable()
-        source = Store(db_path, create=False, read_only=True)
-        counts = {"models": 0, "runs": 0, "skipped": 0}
-        try:
-            for old_model_id, name in source.con.execute(sql("lake", "export_models")).fetchall():
-                with _Attempts(self.root) as attempts:
-                    while True:
-                        log = self._ensure_log()
-                        outcome = self._export_model(source.con, log, old_model_id, name, attempts)
-                        if outcome is not None:
-                            break
-                counts["models"] += bool(outcome[0])
-                counts["runs"] += outcome[0]
-                counts["skipped"] += outcome[1]
-        finally:
-            source.close()
-        return counts
-
-    def _export_model(self, src, log, old_model_id: int, name: str, attempts) -> tuple[int, int] | None:
-        """(runs imported, ingests skipped), or None when a commit of the model landed
-        while this one was made (do it again)."""
-        from hotdb.store.rematch import rematch_models
-
-        with self._context(name, self._commit_rows(log)) as store:
-            held = {r[0] for r in store.con.execute("SELECT content_sha256 FROM sources").fetchall()}
-            ingests = [r[0] for r in src.execute(sql("lake", "model_ingests"), {"model_id": old_model_id, "after": None}).fetchall()]
-            shas = {i: {r[0] for r in src.execute(sql("lake", "ingest_contents"), {"ingest": i}).fetchall()} for i in ingests}
-            new = [i for i in ingests if not shas[i] or not shas[i] <= held]
-            if not new:
-                return 0, len(ingests)
-            new_model_id = model_id_of(name)
-            offset = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
-            _copy_model(src, store.con, new, new_model_id, offset)
-            rematch_models(store.con, [new_model_id])
-            moved = [i + offset for i in new]
-            commit_id = new_commit_id()
-            self._append(store.con, commit_id, moved)
-            claims = self._claims(store.con, moved)
-            runs = sum(1 for c in claims if c.startswith("run:"))
-        if not self._commit(log, commit_id, new_model_id, claims, attempts):
-            return None
-        return runs, len(ingests) - len(new)
-
     def compact(self) -> dict:
         """Each table's small files merged, the rows of commits that never landed deleted
         (once older than HOTDB_LAKE_RETENTION), old files vacuumed; safe beside writers and
@@ -421,7 +377,7 @@ class Lake:
 
     def _lease(self, retention_s: float) -> int | str:
         """The number of the lease this compaction took, or the owner of the one running."""
-        with _Attempts(self.root) as attempts:
+        with Attempts(self.root) as attempts:
             while True:
                 log = delta.open_table(self.uri(delta.COMMITS))
                 if log is None:
@@ -439,7 +395,7 @@ class Lake:
                     attempts.wait()
 
     def _commit_lake_claim(self, claim: str) -> None:
-        with _Attempts(self.root) as attempts:
+        with Attempts(self.root) as attempts:
             while True:
                 try:
                     delta.claim(delta.open_table(self.uri(delta.COMMITS)), new_commit_id(), lake_lease.LAKE_MODEL, [claim])
@@ -477,7 +433,7 @@ class Lake:
             if source is None:
                 return []
             ids = [r[0] for r in con.execute(f"SELECT DISTINCT lake_commit FROM {source}").fetchall()]
-        return sorted(c for c in ids if c not in committed and (c >> 32) + _EPOCH < started_before)
+        return sorted(c for c in ids if c not in committed and commit_started_at(c) < started_before)
 
     def export_parquet(self, folder: Path) -> dict:
         """The committed rows as plain Parquet, one folder per table (FOLDER/<table>/
@@ -495,42 +451,6 @@ class Lake:
             folder.rmdir()
         staging.rename(folder)
         return counts
-
-    def convert(self) -> dict:
-        """A lake of the folder layout of hotdb 0.2, rewritten as Delta tables: one commit per
-        model; its folders are then deleted. Run again after a kill, it goes on."""
-        legacy = self._legacy()
-        if legacy is None:
-            raise UsageError(f"{self.root} is not a lake of the folder layout (nothing to convert)")
-        counts = {"models": 0, "runs": 0}
-        for model_dir in legacy.model_dirs():
-            with Store(":memory:") as view:
-                legacy.fill(view, tables(), table_sql, model_dir)
-                names = [r[0] for r in view.con.execute("SELECT name FROM models LIMIT 1").fetchall()]
-                if not names:
-                    continue
-                with _Attempts(self.root) as attempts:
-                    while True:
-                        log = self._ensure_log()
-                        if model_id_of(names[0]) in {model for _, model in self._commit_rows(log)}:
-                            break  # converted before a kill
-                        commit_id = new_commit_id()
-                        self._append(view.con, commit_id, None)
-                        ingests = [r[0] for r in view.con.execute(sql("lake", "ingest_ids")).fetchall()]
-                        claims = self._claims(view.con, ingests)
-                        if self._commit(log, commit_id, model_id_of(names[0]), claims, attempts):
-                            counts["runs"] += sum(1 for c in claims if c.startswith("run:"))
-                            break
-                counts["models"] += 1
-        (self.local / "_converted").touch()  # from here on, the Delta tables are the lake
-        failpoint("convert-marked")
-        import shutil
-
-        for leftover in [*legacy.model_dirs(), *(self.local / n for n in ("_staging", "_claims", "_manifests"))]:
-            shutil.rmtree(leftover, ignore_errors=True)
-        (self.local / "_converted").unlink()
-        return counts
-
 
 def _template() -> Path | None:
     """An empty database of this hotdb's schema, views and macros, made once per version
@@ -555,7 +475,7 @@ def _template() -> Path | None:
     return path
 
 
-class _Attempts:
+class Attempts:
     """How long a writer keeps trying: as long as other writers make progress, and
     HOTDB_LOCK_TIMEOUT without any."""
 
@@ -585,25 +505,6 @@ class _Attempts:
     def stalled(self, why: str) -> None:
         if time.monotonic() > self.deadline:
             raise DatabaseError(f"{self.root}: could not commit: {why}")
-
-
-def _copy_model(src, dst, ingests: list[int], new_model_id: int, offset: int) -> None:
-    """Some ingests of a model of a database file, their ids moved into the lake's (a fresh range)."""
-    for table, key in tables().items():
-        if table in ("models", "kernel_match_results"):
-            continue  # the lake's model row is made by the context; matches are re-decided
-        params = {"table": table}
-        if key is not None:
-            params.update(ingests=ingests, offset=offset)
-        if key == "ingest_id":  # tables tied by ingest are those that carry the model id
-            params["model_id"] = new_model_id
-        frame = src.sql(sql("lake", _COPY[key]), params=params).to_arrow_table()
-        dst.register("_frame", frame)
-        if key is None:  # rows shared by key (workloads): those the lake lacks
-            dst.execute(sql("lake", f"insert_{table}"))
-        else:
-            dst.execute(f"INSERT INTO {_table(table)} BY NAME FROM _frame")
-        dst.unregister("_frame")
 
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict, commit_id: int):

@@ -1,0 +1,60 @@
+"""What an option's value may be, checked as typer parses it (exit 2, naming the option):
+numbers in range, memory sizes, durations."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import typer
+
+from hotdb import limits
+
+
+def checked(low: float, high: float = math.inf, *, low_open: bool = False, what: str = "a number"):
+    """A typer callback refusing (exit 2) what a number option cannot mean: nan, inf,
+    values out of range; None (an option not given) passes."""
+    def check(value):
+        if value is None:
+            return value
+        below = value <= low if low_open else value < low
+        if not math.isfinite(value) or below or value > high:
+            bound = f"{'above' if low_open else 'at least'} {low:g}" + (f" and at most {high:g}" if high < math.inf else "")
+            raise typer.BadParameter(f"expected {what} {bound}, got {value!r}")
+        return value
+    return check
+
+
+PERCENT = checked(0, 100, low_open=True, what="a percentage")
+NON_NEGATIVE = checked(0, what="a number")
+POSITIVE = checked(0, low_open=True, what="a number")
+COUNT = checked(1, what="a whole number")
+ZERO_OR_MORE = checked(0, what="a whole number")
+SQL_SECONDS = checked(limits.SQL_TIMEOUT_MINIMUM, what="a number of seconds")
+
+
+def memory_size(text: str | None) -> int | None:
+    """Bytes of a memory limit written 512MB or 2GiB, by the rule HOTDB_MEMORY_LIMIT follows."""
+    if text is None:
+        return None
+    try:
+        return limits.size(text, limits.MEMORY_MINIMUM)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{exc}, got {text!r}") from None
+
+
+_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?$")
+
+
+def duration(text: str | None) -> float | None:
+    """Seconds of a duration written 20m, 1h30m, 90s or 90."""
+    if text is None:
+        return None
+    match = _DURATION.match(text.strip().lower())
+    if not text.strip() or not match or not any(match.groups()):
+        raise typer.BadParameter(f"expected a duration such as 20m, 1h30m or 90s, got {text!r}")
+    hours, minutes, seconds = (float(g or 0) for g in match.groups())
+    total = 3600 * hours + 60 * minutes + seconds
+    if total <= 0:
+        raise typer.BadParameter(f"expected a duration above 0, got {text!r}")
+    return total
