@@ -72,13 +72,13 @@ def lake_retention_s() -> float:
     return _number("HOTDB_LAKE_RETENTION", 3600.0, 0.0, "a number of seconds")
 
 
-SQL_TIMEOUT_MINIMUM = 0.1
-
-
 def lake_auto_compact_files() -> int:
     # a reader reads every file of a table: in one process `top --all-models` took 0.28 s
     # over 537 files, 0.12 s over 74 (bench/lake_top.py); a compaction of that lake, 1.4 s
     return int(_number("HOTDB_LAKE_AUTO_COMPACT", 16, 0, "a number of files"))
+
+
+SQL_TIMEOUT_MINIMUM = 0.1
 
 
 def sql_timeout_s() -> float:
