@@ -2,10 +2,14 @@
 
 (a) MetaSchedule as a user runs it: every extracted task, its gradient task scheduler
     with static weights (the extracted tasks' call counts), budget B trials;
-(h) hotdb tune in rounds: each round tunes the tasks that cover 90 % of the *current*
-    profile, weighted by measured share, then re-profiles; budget B trials.
+(h) hotdb tune, cold: a fresh database and no saved cost model; in rounds, each tuning
+    the tasks that cover 90 % of the *current* profile under hotdb's task scheduler,
+    then re-profiling; budget B trials;
+(w) hotdb tune, warm: the same, on a copy of a database (and cost model) left by tuning
+    another model that shares the workloads (--warm-from, ResNet-34) with budget B,
+    before the measurement.
 
-Both run in this process, one after the other, each on a fresh work folder, and each
+All run in this process, one after the other, each on a fresh work folder, and each
 configuration is repeated. While a tune runs, a thread copies its MetaSchedule database
 every --every seconds (records first, then workloads, each cut at its last whole line);
 afterwards every copy is applied and the model re-profiled: the latency a user would have
@@ -19,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import os
 import shutil
 import statistics
 import sys
@@ -96,9 +102,31 @@ def at(curve: list[tuple[float, float]], t: float, untuned: float) -> float:
     return ([ms for s, ms in curve if s <= t] or [untuned])[-1]
 
 
+CONFIGS = ("(a) MetaSchedule, all tasks", "(h) hotdb, cold", "(w) hotdb, warm")
+
+
+def hotdb_tune(model: str, trials: int, work: Path, db_path: Path, cache: Path) -> list[dict]:
+    """`hotdb tune` as a user runs it, its baseline profile included: the rounds it made."""
+    os.environ["HOTDB_CACHE_DIR"] = str(cache)
+    db = Hotdb(db_path)
+    db.profile(model, repeat=3)
+    return db.tune(model, coverage=90.0, trials=trials, work_dir=work, repeat=3).facts["rounds"]
+
+
+def warm_source(root: Path, model: str, trials: int) -> tuple[Path, Path]:
+    """A database and cost model left by tuning `model` (another model that shares the
+    measured model's workloads) with the same budget: what (w) starts from."""
+    folder = root / "warm-source"
+    started = time.perf_counter()
+    rounds = hotdb_tune(model, trials, folder / "work", folder / "hotdb.duckdb", folder / "cache")
+    print(f"warm source: {model} tuned in {time.perf_counter() - started:,.0f} s, {len(rounds)} rounds", flush=True)
+    return folder / "hotdb.duckdb", folder / "cache"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("model", nargs="?", default="resnet18")
+    parser.add_argument("--warm-from", default="resnet34", help="the model (w) tuned first")
     parser.add_argument("--trials", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--every", type=float, default=60.0, help="seconds between database copies")
@@ -110,26 +138,27 @@ def main() -> None:
     untuned = statistics.median(latency_ms(loaded, target, None) for _ in range(3))
     print(f"model {args.model}, untuned end-to-end {untuned:,.1f} ms (median of 3 profiles), B = {args.trials}",
           flush=True)
-    curves: dict[str, list[list[tuple[float, float]]]] = {"(a) MetaSchedule, all tasks": [], "(h) hotdb rounds": []}
+    source_db, source_cache = warm_source(root, args.warm_from, args.trials)
+    curves: dict[str, list[list[tuple[float, float]]]] = {name: [] for name in CONFIGS}
     walls: dict[str, list[float]] = {k: [] for k in curves}
     for repeat in range(args.repeats):
         for name in curves:
             tag = f"{name[1]}{repeat}"
             work = root / tag / "work"
             work.mkdir(parents=True)
+            if name.startswith("(w)"):  # a copy of the warm source for each repeat
+                shutil.copy(source_db, root / tag / "hotdb.duckdb")
+                shutil.copytree(source_cache, root / tag / "cache")
             started = time.perf_counter()
             with open(root / f"{tag}.log", "w") as log, contextlib.redirect_stdout(log), \
                     Snapshots(work, root / tag / "snaps", args.every) as snaps:
                 if name.startswith("(a)"):
                     tune_all(loaded, target, args.trials, work)
                 else:
-                    db = Hotdb(root / tag / "hotdb.duckdb")
-                    db.profile(args.model, repeat=3)  # the baseline profile is part of (h)'s time
-                    result = db.tune(args.model, coverage=90.0, trials=args.trials, work_dir=work, repeat=3)
-                    rounds = result.facts["rounds"]
+                    rounds = hotdb_tune(args.model, args.trials, work, root / tag / "hotdb.duckdb", root / tag / "cache")
                     print(f"  {len(rounds)} rounds: " + "; ".join(
-                        f"{len(r['tasks'])} tasks, {r['trials']} trials, {r['seconds']:.0f} s" for r in rounds),
-                        file=sys.stderr, flush=True)
+                        f"{len(r['tasks'])} tasks, {r['trials']} trials, {r['warm_records']} warm records, "
+                        f"{r['seconds']:.0f} s" for r in rounds), file=sys.stderr, flush=True)
             walls[name].append(time.perf_counter() - started)
             curve = [(0.0, untuned)] + [(elapsed, latency_ms(loaded, target, folder)) for elapsed, folder in snaps.taken]
             curves[name].append(curve)
@@ -139,35 +168,59 @@ def main() -> None:
     report(curves, walls, untuned, args)
 
 
+NOISE = 0.05  # re-profiles of one build move 3-5 % here: a latency this much below untuned is an improvement
+
+
 def report(curves, walls, untuned: float, args) -> None:
-    a_name, h_name = list(curves)
+    (Path(args.plot).with_suffix(".json")).write_text(json.dumps(
+        {"untuned_ms": untuned, "curves": curves, "walls": walls, "model": args.model, "trials": args.trials}))
+    a_name = CONFIGS[0]
     final_a = statistics.median(c[-1][1] for c in curves[a_name])
     speedup_a = untuned / final_a
     goal_ms = untuned / (1 + 0.9 * (speedup_a - 1))  # 90 % of (a)'s gain in speedup
     wall_a = statistics.median(walls[a_name])
-    print(f"\n(a)'s final speedup {speedup_a:.2f}x (median of {args.repeats}), in {wall_a:,.0f} s; "
+    print(f"\n(a)'s final speedup {speedup_a:.2f}x (median of {args.repeats}), in {wall_a:,.0f} s (median wall); "
           f"90 % of it: {untuned / goal_ms:.2f}x = {goal_ms:,.1f} ms")
-    print("| configuration | repeat | wall (s) | final latency (ms) | speedup | first time at 90 % of (a)'s speedup (s) |")
-    print("|---|---|---|---|---|---|")
+    print("| configuration | repeat | wall (s) | final latency (ms) | speedup | first improvement (s, % of (a)'s wall) "
+          "| 90 % of (a)'s speedup (s, % of (a)'s wall) | final vs (a)'s same repeat |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in curves:
         for i, (curve, wall) in enumerate(zip(curves[name], walls[name])):
+            first = next((s for s, ms in curve if ms <= untuned * (1 - NOISE)), None)
             reached = next((s for s, ms in curve if ms <= goal_ms), None)
+            versus = curves[a_name][i][-1][1] / curve[-1][1]
             print(f"| {name} | {i + 1} | {wall:,.0f} | {curve[-1][1]:,.1f} | {untuned / curve[-1][1]:.2f}x | "
-                  f"{'-' if reached is None else f'{reached:,.0f}'} |")
-    # the two curves at common times (a step function each), repeats as a range
-    times = sorted({round(s) for c in curves[a_name] + curves[h_name] for s, _ in c})
-    print("\n| wall time (s) | (a) latency (ms), min-max | (h) latency (ms), min-max |\n|---|---|---|")
-    for t in [t for t in times if t <= max(max(walls[a_name]), max(walls[h_name]))][:: max(1, len(times) // 12)]:
-        a = [at(c, t, untuned) for c in curves[a_name]]
-        h = [at(c, t, untuned) for c in curves[h_name]]
-        print(f"| {t:,.0f} | {min(a):,.1f}-{max(a):,.1f} | {min(h):,.1f}-{max(h):,.1f} |")
+                  f"{_when(first, wall_a)} | {_when(reached, wall_a)} | {versus:.2f}x |")
+    # the curves at common times (a step function each), repeats as a range
+    times = sorted({round(s) for c in sum(curves.values(), []) for s, _ in c})
+    last = max(max(w) for w in walls.values())
+    print("\n| wall time (s) | " + " | ".join(f"{n} latency (ms), min-max" for n in curves) + " |")
+    print("|---" * (len(curves) + 1) + "|")
+    for t in [t for t in times if t <= last][:: max(1, len(times) // 14)]:
+        cells = []
+        for name in curves:
+            at_t = [at(c, t, untuned) for c in curves[name]]
+            cells.append(f"{min(at_t):,.1f}-{max(at_t):,.1f}")
+        print(f"| {t:,.0f} | " + " | ".join(cells) + " |")
+    worse = [(t, name) for name in CONFIGS[1:] for t in times if t <= min(max(walls[a_name]), max(walls[name]))
+             and max(at(c, t, untuned) for c in curves[name]) > max(at(c, t, untuned) for c in curves[a_name]) * (1 + NOISE)]
+    print(f"\nwall times where a hotdb curve's worst repeat is worse than (a)'s worst by more than the noise "
+          f"({NOISE:.0%}): {worse or 'none'}")
+    plot(curves, goal_ms, args)
+
+
+def _when(seconds: float | None, wall_a: float) -> str:
+    return "-" if seconds is None else f"{seconds:,.0f} ({100 * seconds / wall_a:.0f} %)"
+
+
+def plot(curves, goal_ms: float, args) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for name, colour in zip(curves, ("#1f77b4", "#d62728")):
+    fig, ax = plt.subplots(figsize=(7.5, 4.4))
+    for name, colour in zip(curves, ("#1f77b4", "#d62728", "#2ca02c")):
         for i, curve in enumerate(curves[name]):
             xs, ys = zip(*curve)
             ax.step(xs, ys, where="post", color=colour, alpha=0.85, label=name if i == 0 else None, marker="o", ms=3)

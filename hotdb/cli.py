@@ -13,7 +13,7 @@ import typer
 from hotdb import choices
 from hotdb import cli_options as options
 from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions
-from hotdb.output import write_whole
+from hotdb.output import write_export, write_whole
 
 app = typer.Typer(
     help="hotdb: which tuning tasks cover most of a TVM model's runtime. "
@@ -171,7 +171,7 @@ def export(
     if output is None:
         sys.stdout.write(result.text)
     else:
-        write_whole(output, result.text)
+        write_export(output, result.text, result.files)
         render.info(f"wrote {output}")
     for note in words.export_notes(result.facts):
         render.note(note)
@@ -539,7 +539,12 @@ def invoke() -> None:
 
         render.error(words.error(exc))
         sys.exit(exc.exit_code)  # the one map from errors to exit codes: hotdb/errors.py
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
+        # Ctrl-C: what was done is kept (an ingest lands whole or not at all, a tune keeps
+        # every batch measured); a traceback would only hide that
+        from hotdb import render
+
+        render.error("interrupted")
         sys.exit(130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

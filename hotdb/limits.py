@@ -12,6 +12,8 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_MAX_STREAM_BYTES the largest report DuckDB streams; 16GiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
     HOTDB_MAX_FILES        the most files one ingest reads (a folder counts the files in it); 2000
+    HOTDB_TUNE_STALL       seconds a tune may go without a batch coming back before it is stopped (0: the trial limits decide); 0
+    HOTDB_CACHE_DIR        where hotdb keeps what it makes once and reuses (reader templates, cost models); $XDG_CACHE_HOME/hotdb
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a large Report JSON, read whole: unbounded when unset)
 """
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from pathlib import Path
 
 from hotdb.errors import UsageError
 
@@ -64,6 +67,15 @@ def _bytes(name: str, default: int, minimum: int) -> int:
 
 def lock_timeout_s() -> float:
     return _number("HOTDB_LOCK_TIMEOUT", 30.0, 0.0, "a number of seconds")
+
+
+def tune_stall_s() -> float:
+    # 0: a batch may take as long as its trials' build and run limits allow (hotdb/capture/tuning.py)
+    return _number("HOTDB_TUNE_STALL", 0.0, 0.0, "a number of seconds")
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("HOTDB_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hotdb")
 
 
 def lake_retention_s() -> float:

@@ -31,3 +31,18 @@ def write_whole(path: Path, text: str) -> None:
         if exc.filename in (None, str(temporary)):  # a write() error names no file
             raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
         raise
+
+
+def write_export(path: Path, text: str, files: dict[str, str]) -> None:
+    """An export at `path`: a file holding `text`, or, for a format that is a folder
+    (`files`: name -> text), that folder, each file written whole in the order given (a
+    database's workloads before the records that name them)."""
+    if not files:
+        write_whole(path, text)
+        return
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(20, "exists and is not a folder, which this format writes", str(path))
+    path.mkdir(parents=True, exist_ok=True)
+    for name, body in files.items():
+        write_whole(path / name, body)

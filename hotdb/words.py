@@ -61,7 +61,7 @@ TOP_COLUMNS = {
              "max_us", "stddev_us", "task_name", "method", "confidence"],
     "op": None,
 }
-PROJECTED_COLUMNS = ["rank", "task_name", "workload", "time_us", "projected_time_us", "tuned", "share_pct",
+PROJECTED_COLUMNS = ["rank", "task_name", "workload", "time_us", "projected_time_us", "tuned", "reused", "share_pct",
                      "cumulative_pct"]
 ALL_MODELS_COLUMNS = ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "models"]
 MATCHES_COLUMNS = ["node_index", "node", "time_us", "task_name", "method", "confidence", "candidates", "reason"]
@@ -111,7 +111,10 @@ def top(result: Result) -> View:
     columns = PROJECTED_COLUMNS if f.get("projected") else TOP_COLUMNS[f["by"]]
     if f.get("projected"):
         tuned = sum(1 for t in result.column("tuned") if t)
-        notes.insert(0, f"{tuned} tasks shown have a tuning record that makes them faster; times as projected")
+        reused = sum(1 for t, r in zip(result.column("tuned"), result.column("reused")) if t and r)
+        notes.insert(0, f"{tuned} tasks shown have a tuning record that makes them faster"
+                     + (f" ({reused} of them another model's, of the same workload and target, which a tune reuses)"
+                        if reused else "") + "; times as projected")
     if f["by"] == "node" and not any(result.column("samples")):  # a profile of one measurement per node
         columns = [c for c in columns if c not in _SAMPLE_COLUMNS]
     return View(title, columns, notes)
@@ -258,6 +261,10 @@ def export_notes(facts: dict) -> list[str]:
         notes.append(f"{len(facts['taskless'])} selected workloads have no task of the model: {'; '.join(facts['taskless'])}")
     if facts.get("records_written") is not None:
         notes.append(f"{facts['records_written']} tuning records written")
+    if facts.get("database") is not None:
+        notes.append(f"-o DIR writes DIR/tasks.json and the selected tasks' {facts['database']['records']} stored records "
+                     f"({facts['database']['workloads']} workloads) as a MetaSchedule JSON database: "
+                     "JSONDatabase(work_dir=DIR); docs/tuning.md shows both in use")
     return notes
 
 

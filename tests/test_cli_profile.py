@@ -165,7 +165,11 @@ def test_exported_shares_add_up_on_every_zoo_model(cli, model):
     """Every MetaSchedule task keeps its own time: tasks that share a workload are rows of
     their own, and what `export` gives a tuner sums to at most the run's tunable time."""
     assert cli("profile", model, "--repeat", "1", "--warmup", "0").code == 0
-    exported = cli("export", "--to", "metaschedule", "--coverage", "100").json()
+    export = cli("export", "--to", "metaschedule", "--coverage", "100").json()
+    exported = export["tasks"]
+    assert export["op_names"] == [r["task_name"] for r in exported]  # each selected task, by its extracted name
+    for name, others in export["also_selects"].items():  # MetaSchedule's op_names match by substring
+        assert all(name in other and other not in export["op_names"] for other in others)
     assert sum(r["share_pct"] for r in exported) <= 100.0 + 1e-6
     tunable = cli("sql", "SELECT tunable_time_us, total_time_us FROM run_totals", "-f", "json").json()[0]
     assert sum(r["time_us"] for r in exported) <= tunable["tunable_time_us"] * (1 + 1e-9)

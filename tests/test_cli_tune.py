@@ -1,59 +1,253 @@
-"""hotdb tune on a small zoo model with a tiny budget (slow). The rounds test takes 2-3
-minutes of MetaSchedule (its builder and runner start their worker processes each round):
-it runs with HOTDB_LONG_TESTS=1, outside CI's 10 minutes (tests/README.md)."""
+"""hotdb tune on the zoo's MLP with budgets of a few trials (slow: each round starts a
+tuner process, about 20 s here before its first batch). The rounds, the warm start, the
+export MetaSchedule takes, a wall-clock budget, Ctrl-C, a killed worker and a stuck one,
+and a tune whose trials all fail: every main path of the tuning loop, in the default run."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import psutil
 import pytest
+
+from hotdb import Hotdb
 
 pytestmark = pytest.mark.slow
 
+JOINED = re.compile(r"^(\d+)/(\d+) trials  (\S+): (\d+) of (\d+) measured, best .*\((\d+) s\)$", re.M)
 
-@pytest.mark.skipif(not os.environ.get("HOTDB_LONG_TESTS"), reason="set HOTDB_LONG_TESTS=1: 2-3 minutes of tuning")
-def test_tune_in_rounds_that_follow_the_hotspot(cli, tmp_path):
-    """Two rounds on the MLP at a 70 % cut, 6 trials: the first tunes the hottest task; once it is
-    fast, the second round's profile puts another task above the cut, and it is tuned."""
-    work = tmp_path / "tune"
-    result = cli("tune", "mlp", "--coverage", "70", "--trials", "6", "--rounds", "2", "--repeat", "2",
-                 "--work-dir", work, "-f", "json")
-    assert result.code == 0, result.err
-    assert result.err.count("round ") >= 2  # each round said as it ends
-    rows = {r["item"]: r for r in result.json()}
-    tuned = [r for r in rows.values() if r["tuned"]]
-    runs = cli("sql", "SELECT run_id, label, baseline_run_id, tags FROM runs ORDER BY run_id", "-f", "json").json()
+
+def hotdb_process(db: Path, *args, env=None, cache: Path) -> subprocess.Popen:
+    """`hotdb --db DB ARGS` as a user starts it: a process of its own, its own process
+    group (a terminal's Ctrl-C goes to the group), stderr not a terminal."""
+    return subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "HOTDB_CACHE_DIR": str(cache), **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    """Two rounds on the MLP at a 70 % cut, 4 trials, run as a process."""
+    root = tmp_path_factory.mktemp("tuned")
+    db, work = root / "hotdb.duckdb", root / "tune"
+    proc = hotdb_process(db, "tune", "mlp", "--coverage", "70", "--trials", "4", "--rounds", "2", "--repeat", "2",
+                         "--work-dir", work, "-f", "json", cache=root / "cache")
+    out, err = proc.communicate(timeout=900)
+    return {"db": db, "work": work, "root": root, "code": proc.returncode, "out": out, "err": err}
+
+
+def test_tune_in_rounds_that_follow_the_hotspot(tuned, cli):
+    """The first round tunes the hottest task; once it is fast, the second round's profile
+    puts another task above the cut, and it is tuned. Each batch is said as it lands."""
+    db = ["--db", tuned["db"]]
+    assert tuned["code"] == 0, tuned["err"]
+    assert tuned["err"].count("round ") >= 2 and "Traceback" not in tuned["err"]
+    joined = JOINED.findall(tuned["err"])  # one line per batch: trials so far, the task, its best
+    assert len(joined) >= 2 and all(int(done) <= int(total) for done, total, *_ in joined)
+    rows = {r["item"]: r for r in json.loads(tuned["out"])}
+    tuned_rows = [r for r in rows.values() if r["tuned"]]
+    runs = cli(*db, "sql", "SELECT run_id, label, baseline_run_id, tags FROM runs ORDER BY run_id", "-f", "json",
+               use_db=False).json()
     assert len(runs) == 3  # the baseline and one run per round, each linked to the one before
     assert [r["baseline_run_id"] for r in runs] == [None, runs[0]["run_id"], runs[1]["run_id"]]
     assert [r["tags"].get("round") for r in runs] == [None, "1", "2"]
-    assert [r["tags"].get("tuned_from") for r in runs] == [None, runs[0]["label"], runs[1]["label"]]
     first, second = (set(r["tags"]["tasks"].split(",")) for r in runs[1:])
-    baseline_top = cli("top", "--run", runs[0]["label"], "--coverage", "70", "-f", "json").json()
+    baseline_top = cli(*db, "top", "--run", runs[0]["label"], "--coverage", "70", "-f", "json", use_db=False).json()
     assert first == {r["task_name"] for r in baseline_top}  # the hotspot, only
-    after_first = cli("top", "--run", runs[1]["label"], "--coverage", "70", "-f", "json").json()
+    after_first = cli(*db, "top", "--run", runs[1]["label"], "--coverage", "70", "-f", "json", use_db=False).json()
     assert second == {r["task_name"] for r in after_first}  # the second round follows the new times
     assert second - first, "the first round's task stayed the hotspot"
-    assert {r["item"] for r in tuned} == first | second
-    # the database really applied: the tuned kernels are faster in the last run, the others not
-    assert all(r["after_us"] < r["before_us"] for r in tuned)
-    assert all(0.5 < r["after_us"] / r["before_us"] < 2.0 for r in rows.values() if r["tuned"] is False)
+    assert {r["item"] for r in tuned_rows} == first | second
+    # the database really applied: the tuned kernels are faster in the last run
+    assert all(r["after_us"] < r["before_us"] for r in tuned_rows)
     assert rows["(end to end)"]["after_us"] < rows["(end to end)"]["before_us"]
-    # a speed-up of 2x or more is told, with its interval, from the two captures' samples
-    big = [r for r in tuned if r["speedup"] >= 2]
-    assert big and all(r["verdict"] == "faster" and r["speedup_low"] <= r["speedup"] <= r["speedup_high"]
-                       and r["noise_from"] == "samples" for r in big)
-    history = cli("history", "--task", next(iter(first)), "-f", "json").json()
-    assert [h["run"] for h in history] == [r["label"] for r in runs]
-    assert (work / "database_tuning_record.json").exists() and (work / "tune.log").exists()
-    records = cli("sql", "SELECT count(*) AS n FROM tuning_records JOIN sources USING (source_id) WHERE format = 'ms-database'",
-                  "-f", "json").json()
-    assert records[0]["n"] == sum(1 for _ in (work / "database_tuning_record.json").open())
-    # the records are the model's own task's, whatever wrote them: one task, its records, measured ones
-    tasks = {t["task_name"]: t for t in cli("tasks", "-f", "json").json()}
-    for row in tuned:
-        assert tasks[row["item"]]["valid_records"] >= 1
-        assert "ms-database" in tasks[row["item"]]["formats"]
+    records = cli(*db, "sql", "SELECT count(*) AS n FROM tuning_records JOIN sources USING (source_id) "
+                  "WHERE format = 'ms-database'", "-f", "json", use_db=False).json()
+    assert records[0]["n"] == sum(1 for _ in (tuned["work"] / "database_tuning_record.json").open())
+    tasks = {t["task_name"]: t for t in cli(*db, "tasks", "-f", "json", use_db=False).json()}
+    assert all(tasks[r["item"]]["valid_records"] >= 1 for r in tuned_rows)
     assert not [name for name in tasks if name.isdigit()]  # no task named by its structural hash
+
+
+def test_a_tune_starts_from_the_records_of_earlier_tunes(tuned, tmp_path):
+    """A new work folder: the tune seeds it with the best records hotdb holds for the same
+    workloads and target, loads the cost model the earlier tune saved, and says both."""
+    api = Hotdb(tuned["db"])
+    os.environ["HOTDB_CACHE_DIR"], old = str(tuned["root"] / "cache"), os.environ.get("HOTDB_CACHE_DIR")
+    said = []
+    try:
+        result = api.tune("mlp", coverage=70, trials=2, max_rounds=1, repeat=1, work_dir=tmp_path / "warm",
+                          inform=said.append)
+    finally:
+        os.environ.pop("HOTDB_CACHE_DIR") if old is None else os.environ.update(HOTDB_CACHE_DIR=old)
+    warm = result.facts["rounds"][0]["warm_records"]
+    assert warm >= 1
+    assert any(s.startswith("warm start: ") and "cost model loaded" in s for s in said), said
+    lines = (tmp_path / "warm" / "database_tuning_record.json").read_text().splitlines()
+    assert len(lines) == warm + result.facts["trials"]  # the seeded records, then this tune's own
+    # the seeded records are the best hotdb held for that workload, unchanged but for the index
+    stored = {json.dumps(json.loads(line)[1]) for line in (tuned["work"] / "database_tuning_record.json").open()}
+    assert all(json.dumps(json.loads(line)[1]) in stored for line in lines[:warm])
+
+
+def test_a_projection_counts_the_records_another_model_left(tuned, cli):
+    """`top --projected` for a model never tuned, whose workloads another model tuned: the
+    records a tune would start from make its projected times, marked as reused."""
+    db = ["--db", tuned["db"]]
+    assert cli(*db, "profile", "mlp", "--model", "mlp-twin", "--repeat", "1", use_db=False).code == 0
+    projected = cli(*db, "top", "--model", "mlp-twin", "--projected", "-f", "json", use_db=False).json()
+    reused = [r for r in projected if r["reused"]]
+    assert reused and all(r["tuned"] and r["projected_time_us"] < r["time_us"] for r in reused)
+    own = {r["task_name"]: r for r in cli(*db, "top", "--model", "mlp", "--projected", "-f", "json",
+                                          use_db=False).json()}
+    assert all(r["best_cost_us"] == own[r["task_name"]]["best_cost_us"] for r in reused)  # the same records
+    assert not any(r["reused"] for r in own.values())  # the model's own records are not "reused"
+
+
+def _tuned_tasks(work: Path) -> set[str]:
+    log = work / "logs" / "tvm.s_tir.meta_schedule.logging.task_scheduler.log"
+    return {line.split('"')[1] for line in log.read_text().splitlines() if "Initializing Task #" in line}
+
+
+def test_the_export_is_what_metaschedule_takes_as_the_docs_show(tuned, cli, tmp_path):
+    """`export --to metaschedule -o DIR`, used as docs/tuning.md shows (its three examples
+    run here as written): op_names MetaScheduleTuneIRMod tunes, weights tune_tasks takes,
+    and a JSON database of the stored records that a build applies."""
+    from hotdb.capture.models import load_model
+    from hotdb.capture.profile import fuse, parse_target
+
+    export_dir = tmp_path / "exported"
+    result = cli("--db", tuned["db"], "export", "--to", "metaschedule", "--coverage", "70", "-o", export_dir,
+                 use_db=False)
+    assert result.code == 0, result.err
+    exported = json.loads((export_dir / "tasks.json").read_text())
+    assert exported["op_names"] and set(exported["task_weights"]) == set(exported["op_names"])
+    assert (export_dir / "database_tuning_record.json").read_text().count("\n") >= 2
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "tuning.md").read_text()
+    apply, tune_by_names, tune_by_weights = re.findall(r"```python\n(.*?)```", docs, re.S)
+    target = parse_target(None)
+    fused = fuse(load_model("mlp").mod, target)
+    imports = "\n".join(line for line in apply.splitlines() if line.startswith(("import ", "from ")))
+
+    def run(block: str, **names) -> dict:
+        scope = {"target": target, "mod": fused, "export_dir": str(export_dir), "trials": 2, **names}
+        exec(imports + "\n" + block, scope)
+        return scope
+
+    # tuning with the first: MetaSchedule tunes the exported tasks (and what an op name also selects)
+    run(tune_by_names, work_dir=str(tmp_path / "by-names"))
+    also = {o for others in exported["also_selects"].values() for o in others}
+    assert _tuned_tasks(tmp_path / "by-names") == set(exported["op_names"]) | also
+    run(tune_by_weights, exported=exported, work_dir=str(tmp_path / "by-weights"))
+    assert _tuned_tasks(tmp_path / "by-weights") == set(exported["op_names"])
+    # building with the second: the exported records apply to the exported tasks' functions
+    names = run(apply, database_dir=str(export_dir))
+    applied = names["mod"]
+    scheduled = {gv.name_hint for gv, f in applied.functions.items()
+                 if f.attrs is not None and any(str(k).endswith("is_scheduled") and bool(f.attrs[k]) for k in f.attrs.keys())}
+    assert set(exported["op_names"]) <= scheduled
+    assert names["executable"] is not None
+
+
+def test_a_wall_clock_budget_stops_the_tune_within_one_batch(tmp_path, monkeypatch):
+    """A budget of 60 s with trials for far longer: the tuner stops before a batch that
+    would not end in time, the round is applied and profiled, and the whole command ends
+    within one batch of the budget."""
+    monkeypatch.setenv("HOTDB_CACHE_DIR", str(tmp_path / "cache"))
+    api = Hotdb(tmp_path / "hotdb.duckdb")
+    api.profile("mlp", repeat=2)  # the baseline, outside the budget's measurement
+    started = time.monotonic()
+    result = api.tune("mlp", coverage=60, trials=200, budget_s=60, repeat=2, work_dir=tmp_path / "tune")
+    elapsed = time.monotonic() - started
+    assert result.facts["stopped"] == "deadline"
+    (round_,) = result.facts["rounds"]
+    assert round_["valid_trials"] >= 2 and round_["trials"] < 200
+    assert elapsed <= 60 + round_["longest_batch_s"], (elapsed, round_)
+
+
+def _tuner_processes(proc: subprocess.Popen) -> tuple[psutil.Process | None, list[psutil.Process]]:
+    """The tuner process hotdb started, and MetaSchedule's worker processes under it."""
+    for child in psutil.Process(proc.pid).children():
+        if "hotdb.capture.tuner" in " ".join(child.cmdline()):
+            return child, [w for w in child.children() if "popen_worker" in " ".join(w.cmdline())]
+    return None, []
+
+
+def _wait_for(proc: subprocess.Popen, stderr: Path, pattern: str, seconds: float) -> float:
+    """Seconds until `pattern` appears in the process's stderr (fails the test after `seconds`)."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        if re.search(pattern, stderr.read_text(errors="replace"), re.M):
+            return time.monotonic() - started
+        assert proc.poll() is None, stderr.read_text()
+        time.sleep(0.5)
+    pytest.fail(f"{pattern!r} not said within {seconds} s:\n{stderr.read_text()}")
+
+
+def test_a_killed_worker_is_said_and_ctrl_c_keeps_every_record(tmp_path):
+    """A MetaSchedule worker killed mid-tune is named within 60 s (MetaSchedule starts a
+    new one); then Ctrl-C: no traceback, the tune goes on to apply and profile what it has,
+    every record measured is stored, and no process of the tune is left behind."""
+    db, work, err = tmp_path / "hotdb.duckdb", tmp_path / "tune", tmp_path / "stderr.txt"
+    with err.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "60",
+                                 "--trials", "60", "--work-dir", str(work)], stdout=subprocess.PIPE, stderr=stderr,
+                                text=True, start_new_session=True, env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path)})
+    try:
+        _wait_for(proc, err, JOINED.pattern, 300)  # a first batch landed
+        tuner, workers = _tuner_processes(proc)
+        assert tuner is not None and workers
+        for worker in workers:
+            worker.kill()
+        assert _wait_for(proc, err, r"worker process died", 60) < 60
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C, as a terminal sends it to the foreground group
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    text = err.read_text()
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text and "stopped: interrupted" in out
+    lines = [ln for ln in (work / "database_tuning_record.json").read_text().splitlines() if ln]
+    assert len(lines) >= 2 and all(json.loads(ln) for ln in lines)  # whole lines only
+    stored = Hotdb(db).sql("SELECT count(*) FROM tuning_records JOIN sources USING (source_id) "
+                           "WHERE format = 'ms-database'").rows[0][0]
+    assert stored == len(lines)
+    time.sleep(1.0)
+    assert not tuner.is_running() and not [w for w in workers if w.is_running()]
+
+
+def test_a_stuck_batch_is_stopped_and_named(tmp_path):
+    """Workers that stop answering (SIGSTOP): no batch comes back within HOTDB_TUNE_STALL,
+    so the tune stops the tuner, keeps and applies what it measured, and exits 1 naming
+    the cause, never waiting in silence."""
+    db, work, err = tmp_path / "hotdb.duckdb", tmp_path / "tune", tmp_path / "stderr.txt"
+    with err.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "60",
+                                 "--trials", "60", "--work-dir", str(work)], stdout=subprocess.PIPE, stderr=stderr,
+                                text=True, start_new_session=True,
+                                env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path), "HOTDB_TUNE_STALL": "60"})
+    try:
+        _wait_for(proc, err, JOINED.pattern, 300)
+        tuner, workers = _tuner_processes(proc)
+        for worker in workers:
+            worker.suspend()
+        proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    text = err.read_text()
+    assert proc.returncode == 1, text
+    assert "no batch came back in 60 s" in text and "HOTDB_TUNE_STALL" in text and "Traceback" not in text
+    assert "are kept, applied and profiled as run mlp-2" in text
+    assert not tuner.is_running()
 
 
 def test_a_tune_whose_trials_all_fail_says_so_and_tunes_nothing(cli, tmp_path):
@@ -71,27 +265,3 @@ def test_a_tune_whose_trials_all_fail_says_so_and_tunes_nothing(cli, tmp_path):
     hot = cli("top", "--run", "mlp-1", "--coverage", "60", "-f", "json").json()[0]["task_name"]
     assert tasks[hot]["records"] == 2 and tasks[hot]["valid_records"] == 0
     assert not [name for name in tasks if name.isdigit()]
-
-
-@pytest.mark.skipif(not os.environ.get("HOTDB_LONG_TESTS"), reason="set HOTDB_LONG_TESTS=1: the deadline's "
-                    "interrupt can be swallowed inside MetaSchedule (one run took 400 s), see the closing note")
-def test_a_wall_clock_budget_stops_the_tune_at_the_deadline(cli, tmp_path):
-    """A budget of 15 s with trials for far longer: the tune is cut at the deadline within
-    the batch in flight (MetaSchedule stores a batch once measured: here none was), says
-    so with the option to raise, and leaves the baseline run as it was."""
-    import time
-
-    cli("profile", "mlp", "--repeat", "3")  # the baseline, outside the budget's measurement
-    started = time.monotonic()
-    result = cli("tune", "mlp", "--coverage", "60", "--trials", "200", "--budget", "15s", "--work-dir",
-                 tmp_path / "tune")
-    elapsed = time.monotonic() - started
-    # past the deadline: the batch in flight is abandoned and its build workers stopped
-    # (MetaSchedule's process pool; 7-22 s here), no re-profile follows: within one round
-    # (a batch of 4 MLP builds alone takes over 20 s on this machine)
-    assert elapsed < 15 + 30, elapsed
-    if result.code == 0:  # a fast machine measured a batch in time: it was applied, the tune stopped there
-        assert "stopped: deadline" in result.out
-    else:
-        assert result.code == 1 and "--budget" in result.err and "Traceback" not in result.err
-        assert [r["label"] for r in cli("sql", "SELECT label FROM runs", "-f", "json").json()] == ["mlp-1"]

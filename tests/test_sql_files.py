@@ -37,7 +37,7 @@ def example(tmp_path_factory):
                       "coverage_pct": 90.0, "threshold_pct": 5.0, "basis": "tunable", "by": "workload",
                       "limit": 3, "tuner": "autotvm", "tasks": ["x"], "tuned_kernels": ["x"],
                       "weight_models": ["vgg16"], "weight_values": [1.0], "ingest": 1, "ingests": [1],
-                      "sha256": "0" * 64, "keys": ["x"], "after": None, "a_runs": [run_id], "b_runs": [run_id], "floor_pct": 20.0,
+                      "sha256": "0" * 64, "keys": ["x"], "hashes": ["x"], "per_workload": 4, "after": None, "a_runs": [run_id], "b_runs": [run_id], "floor_pct": 20.0,
                       # a filter left open (NULL: any)
                       "target": None, "ir": None, "task": None, "workload": None}
 

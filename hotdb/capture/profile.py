@@ -68,10 +68,25 @@ def parse_target(text: str | None):
                          '\'{"kind": "llvm", "num-cores": 2}\'')
     if spec.get("kind") == "llvm":
         spec.setdefault("num-cores", cores)
+    if spec.get("kind") == "cuda":
+        spec = {**_cuda_limits(), **spec}
     try:
         return tvm.target.Target(spec)
     except Exception as exc:
         raise UsageError(f"--target {text!r}: TVM rejects it: {exc}") from None
+
+
+def _cuda_limits() -> dict:
+    """What MetaSchedule needs a CUDA target to say (it refuses one without
+    max_threads_per_block): the GPU's own figures where there is one, else those of every
+    NVIDIA GPU since Kepler."""
+    import tvm
+
+    device = tvm.cuda(0)
+    if device.exist:
+        return {"max_threads_per_block": device.max_threads_per_block,
+                "max_shared_memory_per_block": device.max_shared_memory_per_block}
+    return {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152}
 
 
 def device_for(target):

@@ -1,27 +1,32 @@
 """MetaSchedule, as hotdb's tune drives it (hotdb/ops/tune.py says what is tuned and why).
 
-MetaSchedule tunes the selected tasks only, its gradient task scheduler weighted by each
-task's measured share of runtime (not by static call counts), within one trial budget;
-the JSON database stays in the work folder. The database is applied to the fused module
-with MetaScheduleApplyDatabase inside the target and database context: re-running the
-pipeline on a fused module would silently apply nothing.
+The tune runs in a process of its own (capture/tuner.py) under hotdb's task scheduler
+(capture/scheduler.py): it measures the selected tasks only, the hottest first, and
+joins each batch as soon as it is measured, so records reach the work folder's JSON
+database batch by batch. This process reads the tuner's events and says them, and stops
+it with a signal at the deadline, at Ctrl-C, or when no batch comes back within what the
+trial limits allow (a watchdog): a stop loses at most the batch in flight. The database
+is applied to the fused module with MetaScheduleApplyDatabase inside the target and
+database context: re-running the pipeline on a fused module would silently apply nothing.
 """
 
 from __future__ import annotations
 
-import _thread
-import contextlib
+import hashlib
 import json
-import logging
+import os
 import re
+import selectors
+import signal
+import subprocess
 import sys
-import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotdb.errors import UsageError
 from hotdb.ingest.ms_database import FAILED_RUN_SECS
+
+RECORDS, WORKLOADS = "database_tuning_record.json", "database_workload.json"
 
 
 @dataclass
@@ -30,32 +35,45 @@ class TunePlan:
     shares_pct: list[float]
     trials: int
     per_task_max: int
+    untuned_us: list[float] = field(default_factory=list)  # each task's measured time per inference
     build_timeout_s: float = 120.0  # hotdb/ops/tune.py says why
     run_timeout_s: float = 60.0
-    # MetaSchedule writes a batch's records only once it joins the batch's task again (or
-    # ends), so a tune cut at a deadline loses what it had not joined: with a deadline,
-    # batches of at most 4 (an MLP batch of 8 took over 30 s to build on 2 cores here)
+    # trials a batch: a stop loses the batch in flight, and a batch of 2 MLP trials took
+    # 25-30 s here, so with a deadline batches are of 2 (hotdb/ops/tune.py)
     batch_max: int = 64
+    model: str = ""  # as the user gave it: the tuner process loads it again
+    target: str | None = None  # as the user gave it (--target)
+    warm: dict[str, list[str]] = field(default_factory=dict)  # task -> record lines to start from, best first
+    cost_model: str | None = None  # the cost model file of this target (cost_model_path)
 
 
 def trials_per_round(trials: int, tasks: int, per_task_max: int, batch_max: int = 64) -> int:
-    """MetaSchedule's scheduler starts with one round on every task: keep that round within
-    the budget, so that the weights, not the warm-up, decide where the trials go."""
+    """Trials a batch: a few per task, so that several batches land within the budget."""
     return max(2, min(batch_max, per_task_max, trials // (2 * tasks)))
+
+
+def cost_model_path(target_json: str | None) -> str:
+    """Where the cost model of a target is kept between tunes (the user's cache)."""
+    from hotdb.limits import cache_dir
+
+    digest = hashlib.sha256((target_json or "").encode()).hexdigest()[:16]
+    return str(cache_dir() / "cost-models" / f"xgb-{digest}.tar")
 
 
 @dataclass
 class TuneOutcome:
     """What a tune did, counted from its own records (not from MetaSchedule's summary)."""
 
-    finished: bool  # False when interrupted (Ctrl-C, or the deadline)
+    finished: bool  # False when stopped early (Ctrl-C, the deadline's kill, a failure)
     trials: int  # records this tune wrote
     valid: int  # of which measured a time (MetaSchedule marks a failed trial with 1e10 s)
     failures: dict[str, int]  # first line of each failure message -> trials that failed so
     first_failure: str | None  # the first failure message, whole
-    deadline_reached: bool = False  # the interruption was the deadline's, not the user's
-
-
+    deadline_reached: bool = False  # it stopped for the deadline, not for the user
+    stopped: str | None = None  # why the tuner stopped, in its scheduler's words
+    cause: str | None = None  # why the tuner process failed, when it did
+    warm_records: int = 0  # records seeded from other tunes
+    longest_batch_s: float | None = None  # the longest batch, dispatch to join
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
 
@@ -107,6 +125,11 @@ class _FailureWatch:
         match = _TRIAL_ERROR.search(head)
         message = "\n".join(body).strip() or "(no message)"
         kind = f"error in {match['stage']}: {body[0].strip() if body else '(no message)'}"
+        if any(line.strip() == "Subprocess terminated" for line in body[:3]):
+            # PopenWorker's words for a worker that died under it (tvm/support/popen_pool.py)
+            worker = "builder" if match["stage"] == "building" else "runner"
+            kind = (f"error in {match['stage']}: a {worker} worker process died (killed, or it crashed); "
+                    "MetaSchedule starts a new one for the next trial")
         self.failures[kind] = self.failures.get(kind, 0) + 1
         self.count += 1
         if self.first is None:
@@ -122,84 +145,230 @@ class _FailureWatch:
                 self.notify(f"{n} failed trials in all: {kind}")
 
 
-def tune(loaded, target, tune_plan: TunePlan, work_dir: Path, progress=None, notify=None,
-         deadline: float | None = None) -> TuneOutcome:
-    """Tune the planned tasks of `loaded` into work_dir. `notify(text)` hears of failed
-    trials as they happen. At `deadline` (time.monotonic()) the tune is interrupted as
-    Ctrl-C would: the records written so far stay."""
-    from tvm.s_tir import meta_schedule as ms
+class Tuner:
+    """The tuner process (capture/tuner.py), started on first use and kept for the rounds
+    of one tune: importing MetaSchedule's tensor intrinsics alone takes ~20 s here, once a
+    process. A stop (deadline, Ctrl-C, a stall) ends it with every process it started;
+    the next round starts another."""
 
-    from hotdb.capture.profile import fuse
+    def __init__(self):
+        self.child: subprocess.Popen | None = None
+        self.buffer = b""
 
+    def send(self, job: dict, log: Path) -> subprocess.Popen:
+        if self.child is None or self.child.poll() is not None:
+            self.close()
+            with log.open("ab") as err:  # what it says before it opens the job's log itself
+                self.child = subprocess.Popen([sys.executable, "-m", "hotdb.capture.tuner"], stdin=subprocess.PIPE,
+                                              stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+            os.set_blocking(self.child.stdout.fileno(), False)
+            self.buffer = b""
+        self.child.stdin.write(json.dumps(job).encode() + b"\n")
+        self.child.stdin.flush()
+        return self.child
+
+    def close(self) -> None:
+        """End the tuner and every process it started (MetaSchedule's workers)."""
+        child, self.child = self.child, None
+        if child is None:
+            return
+        if child.poll() is None:
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        child.wait()
+        for stream in (child.stdin, child.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, progress=None, notify=None,
+         inform=None, deadline: float | None = None) -> TuneOutcome:
+    """Tune the planned tasks into work_dir in a tuner process (`tuner`'s, kept for the
+    next call, else one of its own). `notify(text)` hears of failed trials as they
+    happen, `inform(text)` of the tasks tuned and each batch's best. At `deadline`
+    (time.monotonic()) the tuner stops before a batch that would not end in time, and is
+    stopped if it has not; Ctrl-C stops it at once. The records of every batch measured
+    before either stay."""
+    own = tuner is None
+    tuner = tuner or Tuner()
     work_dir.mkdir(parents=True, exist_ok=True)
-    fused = fuse(loaded.mod, target)
-    extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fused, target)}
-    missing = [n for n in tune_plan.task_names if n not in extracted]
-    if missing:
-        raise UsageError(f"tasks {', '.join(missing)} are not in the model as compiled now: "
-                         "the model or TVM changed since the baseline run; profile it again")
-    tasks = [extracted[n] for n in tune_plan.task_names]
-    # MetaSchedule configures its logger anew for each tune, listing the handlers it has by
-    # name; a second tune in one process (the API, tests) would meet the first's, closed
-    ms_logger = logging.getLogger("tvm.s_tir.meta_schedule")
-    for handler in list(ms_logger.handlers):
-        ms_logger.removeHandler(handler)
-        handler.close()
-    log = open(work_dir / "tune.log", "a", encoding="utf-8")
-    with contextlib.redirect_stdout(log):  # MetaSchedule logs every round to stdout: keep it in the work folder
-        contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work_dir), num_threads="physical")
-    records = work_dir / "database_tuning_record.json"
+    records = work_dir / RECORDS
+    for name in (RECORDS, WORKLOADS):
+        cut_partial_line(work_dir / name)
     before = _lines(records)  # a work folder may hold earlier tunes' records
-    failures = _FailureWatch(work_dir / "logs", notify)
-    done = threading.Event()
-
-    reached = threading.Event()
-
-    def watch() -> None:  # MetaSchedule has no progress callback: count its records, read its logs
-        while not done.wait(1.0):
-            if deadline is not None and time.monotonic() >= deadline and not reached.is_set():
-                reached.set()
-                _thread.interrupt_main()  # MetaSchedule stops as at Ctrl-C, between trials
-            if progress:
-                progress("trials", min(_lines(records) - before, tune_plan.trials), tune_plan.trials)
-            failures.poll()
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
+    job = _job(tune_plan, work_dir, deadline)
+    run = _TunerRun(tuner, tune_plan, job["batch"], _FailureWatch(work_dir / "logs", notify), inform)
     try:
-        with contextlib.redirect_stdout(log):
-            ms.tune_tasks(tasks=contexts, task_weights=tune_plan.shares_pct, work_dir=str(work_dir),
-                          max_trials_global=tune_plan.trials, max_trials_per_task=tune_plan.per_task_max,
-                          num_trials_per_iter=trials_per_round(tune_plan.trials, len(tasks), tune_plan.per_task_max,
-                                                               tune_plan.batch_max),
-                          builder=ms.builder.LocalBuilder(max_workers=2, timeout_sec=tune_plan.build_timeout_s),
-                          runner=ms.runner.LocalRunner(timeout_sec=tune_plan.run_timeout_s),
-                          cost_model="xgb")
-        finished = True
-    except (KeyboardInterrupt, RuntimeError) as exc:
-        # an interrupt that lands while MetaSchedule waits on its builder comes back
-        # through TVM's FFI as a bare RuntimeError
-        if isinstance(exc, RuntimeError) and not (reached.is_set() or _from_interrupt(exc)):
-            raise
-        finished = False
+        tuner.send(job, work_dir / "tune.log")
+        run.follow(deadline, lambda: progress and progress(
+            "trials", max(0, min(_lines(records) - before - run.warm_records, tune_plan.trials)), tune_plan.trials))
+    except KeyboardInterrupt:
+        run.interrupted = True
     finally:
-        done.set()
-        watcher.join()
-        _release_log(log)
-        failures.close()
-    trials, valid = _count(records, before)
+        if own or not run.ended or run.cause:
+            tuner.close()
+        run.failures.close()
+        for name in (RECORDS, WORKLOADS):  # a line the kill cut short is no record
+            cut_partial_line(work_dir / name)
+    trials, valid = _count(records, before + run.warm_records)  # the seeded records come first
     if progress:
         progress("trials", trials, max(trials, tune_plan.trials))
-    return TuneOutcome(finished, trials, valid, failures.failures, failures.first, deadline_reached=reached.is_set())
+    finished = not (run.interrupted or run.killed_at_deadline or run.cause)
+    return TuneOutcome(finished, trials, valid, run.failures.failures, run.failures.first,
+                       deadline_reached=run.killed_at_deadline or run.stopped == "deadline",
+                       stopped=run.stopped, cause=run.cause, warm_records=run.warm_records,
+                       longest_batch_s=run.longest_batch_s)
 
 
-def _from_interrupt(exc: BaseException) -> bool:
-    seen = exc
-    while seen is not None:
-        if isinstance(seen, KeyboardInterrupt):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
+    """What the tuner process is told (capture/tuner.py reads it)."""
+    n = len(tune_plan.task_names)
+    untuned = tune_plan.untuned_us or [0.0] * n
+    return {"model": tune_plan.model, "target": tune_plan.target, "work_dir": str(work_dir.resolve()),
+            "tasks": [{"name": name, "share_pct": share, "untuned_us": us}
+                      for name, share, us in zip(tune_plan.task_names, tune_plan.shares_pct, untuned)],
+            "trials": tune_plan.trials, "per_task_max": tune_plan.per_task_max,
+            "batch": trials_per_round(tune_plan.trials, n, tune_plan.per_task_max, tune_plan.batch_max),
+            "build_timeout_s": tune_plan.build_timeout_s, "run_timeout_s": tune_plan.run_timeout_s,
+            "seconds": None if deadline is None else max(0.0, deadline - time.monotonic()),
+            "warm": tune_plan.warm, "cost_model": tune_plan.cost_model}
+
+
+# seconds the tuner may take to start (import TVM, load and fuse the model, extract its
+# tasks, generate design spaces) before the first batch: ResNet-50 took ~60 s here idle
+START_S = 600.0
+DEADLINE_GRACE_S = 2.0  # after the deadline, for a batch just measured to be written
+
+
+class _TunerRun:
+    """One job of the tuner process followed: its events said, its stall or death named."""
+
+    def __init__(self, tuner: Tuner, tune_plan: TunePlan, batch: int, failures: "_FailureWatch", inform):
+        self.tuner, self.plan, self.failures, self.inform = tuner, tune_plan, failures, inform
+        self.untuned = dict(zip(tune_plan.task_names, tune_plan.untuned_us or []))
+        # a batch builds on two workers and runs one trial at a time, each within its limits
+        self.batch_limit_s = limits_stall_s() or (
+            -(-batch // 2) * tune_plan.build_timeout_s + batch * tune_plan.run_timeout_s + 60.0)
+        self.interrupted = self.killed_at_deadline = self.ended = False
+        self.stopped = self.cause = None
+        self.warm_records = 0
+        self.longest_batch_s = None
+        self.started = False
+
+    def follow(self, deadline: float | None, tick) -> None:
+        """Until the job ends (its end or error event), the tuner dies, or it is to be
+        stopped: the deadline passed, or no event came for longer than a batch may take."""
+        child = self.tuner.child
+        selector = selectors.DefaultSelector()
+        selector.register(child.stdout, selectors.EVENT_READ)
+        last = time.monotonic()
+        while not self.ended:
+            if selector.select(timeout=1.0):
+                chunk = child.stdout.read()
+                if not chunk:
+                    child.wait()
+                    self.cause = self.cause or _death(child.returncode)
+                    return
+                self.tuner.buffer += chunk
+                *lines, self.tuner.buffer = self.tuner.buffer.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        self._event(json.loads(line))
+                        last = time.monotonic()
+            self.failures.poll()
+            tick()
+            now = time.monotonic()
+            if deadline is not None and now >= deadline + DEADLINE_GRACE_S:
+                self.killed_at_deadline = True
+                return
+            limit = self.batch_limit_s if self.started else max(START_S, self.batch_limit_s)
+            if now - last > limit:
+                self.cause = (f"no batch came back in {limit:.0f} s, which the trial limits allow "
+                              f"(build {self.plan.build_timeout_s:g} s, run {self.plan.run_timeout_s:g} s a trial); "
+                              "MetaSchedule's builder or runner is stuck, so the tuner was stopped "
+                              "(HOTDB_TUNE_STALL sets the limit)")
+                return
+
+    def _event(self, event: dict) -> None:
+        kind = event.get("event")
+        if kind == "start":
+            self.started = True
+            self.warm_records = sum(t["warm_records"] for t in event["tasks"])
+            self._say_start(event)
+        elif kind == "joined":
+            if event.get("batch_s") is not None:
+                self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
+            self._say_joined(event)
+        elif kind == "end":
+            self.stopped, self.ended = event.get("stopped"), True
+        elif kind == "error":
+            self.cause = event.get("message") or "the tuner failed without a message (its log says more)"
+            self.ended = True
+
+    def _say_start(self, event: dict) -> None:
+        if not self.inform:
+            return
+        shares = dict(zip(self.plan.task_names, self.plan.shares_pct))
+        self.inform(f"tuning {len(event['tasks'])} tasks, {self.plan.trials} trials: " + ", ".join(
+            f"{t['name']} ({shares.get(t['name'], 0):.1f} %)" for t in event["tasks"]))
+        warm = [t for t in event["tasks"] if t["warm_records"]]
+        if warm:
+            self.inform(f"warm start: {sum(t['warm_records'] for t in warm)} records of other tunes for "
+                        f"{len(warm)} of the tasks; cost model {event['cost_model']}")
+        else:
+            self.inform(f"no records of other tunes for these tasks; cost model {event['cost_model']}")
+
+    def _say_joined(self, event: dict) -> None:
+        if not self.inform:
+            return
+        best = event.get("best_us")
+        untuned = self.untuned.get(event["name"])
+        now = (f"{_ms(best)} a call: the task now {_ms(event['current_us'])} a run, from {_ms(untuned)}"
+               if best is not None and untuned else "no trial measured yet")
+        took = f" ({event['batch_s']:.0f} s)" if event.get("batch_s") is not None else ""
+        self.inform(f"{event['total_trials']}/{self.plan.trials} trials  {event['name']}: "
+                    f"{event['valid']} of {event['trials']} measured, best {now}{took}")
+
+def limits_stall_s() -> float:
+    from hotdb.limits import tune_stall_s
+
+    return tune_stall_s()
+
+
+def _ms(us: float | None) -> str:
+    return "-" if us is None else f"{us / 1000:,.3f} ms" if us < 1e5 else f"{us / 1000:,.1f} ms"
+
+
+def _death(returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else str(-returncode)
+        return f"the tuner process was killed by {name}{' (out of memory?)' if name == 'SIGKILL' else ''}"
+    return f"the tuner process ended with exit code {returncode} before it said why"
+
+
+def cut_partial_line(path: Path) -> None:
+    """Cut a last line left unfinished (a tuner killed while it wrote): JSONDatabase would
+    refuse the whole file."""
+    if not path.is_file():
+        return
+    with path.open("r+b") as f:
+        size = f.seek(0, os.SEEK_END)
+        if size == 0:
+            return
+        f.seek(max(0, size - 1))
+        if f.read(1) == b"\n":
+            return
+        keep = 0
+        for position in range(size - 1, -1, -1):  # files are small: a few MB at most
+            f.seek(position)
+            if f.read(1) == b"\n":
+                keep = position + 1
+                break
+        f.truncate(keep)
 
 
 def _lines(path: Path) -> int:
@@ -224,18 +393,6 @@ def _count(records: Path, skip: int) -> tuple[int, int]:
             if run_secs and all(float(t) < FAILED_RUN_SECS for t in run_secs):
                 valid += 1
     return trials, valid
-
-
-def _release_log(log) -> None:
-    """MetaSchedule's stream handlers were bound to our log file: point them at stderr,
-    warnings only, before the file closes."""
-    for logger in [logging.getLogger()] + [logging.getLogger(n) for n in list(logging.root.manager.loggerDict)]:
-        for handler in getattr(logger, "handlers", []):
-            if isinstance(handler, logging.StreamHandler) and handler.stream is log:
-                handler.setStream(sys.stderr)
-                handler.setLevel(logging.WARNING)
-    log.close()
-
 
 def applier(work_dir: Path, target):
     """A function applying work_dir's database to a fused module, so that it applies.

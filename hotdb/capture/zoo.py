@@ -189,6 +189,7 @@ def bert_layer():
 ZOO = {m.name: m for m in [
     ZooModel("mlp", "MLP 784-256-256-10, batch 1", mlp),
     ZooModel("resnet18", "ResNet-18, 1x3x224x224, BN folded", lambda: _resnet((2, 2, 2, 2), False)),
+    ZooModel("resnet34", "ResNet-34, 1x3x224x224, BN folded", lambda: _resnet((3, 4, 6, 3), False)),
     ZooModel("resnet50", "ResNet-50, 1x3x224x224, BN folded", lambda: _resnet((3, 4, 6, 3), True)),
     ZooModel("mobilenet_v2", "MobileNetV2, 1x3x224x224, BN folded", mobilenet_v2),
     ZooModel("vgg16", "VGG-16, 1x3x224x224", vgg16),

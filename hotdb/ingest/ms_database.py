@@ -53,7 +53,7 @@ class MsDatabase:
             row = TaskRow(task_index=len(parsed.tasks), tuner="meta_schedule", task_name=str(shash),
                           task_args=json.dumps([["TENSOR", list(s), d] for s, d in buffers]), task_kwargs=None,
                           target=None, line_no=line_no, structural_hash=str(shash),
-                          op_family=sblock_family(anchor) if anchor else None, variant=anchor)
+                          op_family=sblock_family(anchor) if anchor else None, variant=anchor, raw_line=line)
             row.args_flat = flat_dims([s for s, _ in buffers]) if buffers else None
             attach_workload(parsed, row, from_kernel_args(row.op_family, buffers) if buffers else None)
             parsed.tasks.append(row)

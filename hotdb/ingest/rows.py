@@ -236,6 +236,7 @@ class TaskRow:
     trials: int | None = None
     best_latency_us: float | None = None
     terminated: bool | None = None
+    raw_line: str | None = None  # a MetaSchedule workload's line, as in the source
 
 
 @dataclass(slots=True)

@@ -29,6 +29,9 @@ class Export:
     text: str
     selected: list[dict]  #: rows of the selection (one per task, or per task-less workload)
     facts: dict = field(default_factory=dict)
+    #: a folder's files (name -> text) where the format is one: metaschedule's tasks.json and
+    #: JSON database; written instead of `text` when the export goes to a path
+    files: dict[str, str] = field(default_factory=dict)
 
 
 def export(database: Database, *, to: str, coverage: float | None = 90.0, run: str | None = None,
@@ -61,6 +64,10 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
             else:
                 keys = [f"{r['task_name']} {r['task_args']}" for r in selection if r["tuner"] == tuner]
                 lines = query(store, "export_records", {"model_ids": model_ids, "tuner": tuner, "tasks": keys}).column("raw_line")
+        database = names = None
+        if to == "metaschedule":
+            database = _ms_database(store, model_ids, selection)
+            names = query(store, "ms_task_names", {"model_ids": model_ids}).column("task_name")
         if to == "tvmc-tasks":
             if len(model_ids) != 1:
                 raise UsageError("tvmc numbers the tasks of one model; export tvmc task numbers per model")
@@ -68,7 +75,7 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
     empty = _nothing_to_export(to, selection, lines)
     if empty:
         raise UsageError(f"nothing to export as {to}: {empty}")
-    text = render(to, selection, lines, order)
+    text = render(to, selection, lines, order, names)
     facts = {"run": label, "workloads": len({r["workload"] for r in selection}),
              "covered_pct": sum(r["share_pct"] for r in selection if r["share_pct"] is not None),
              "share_of": share_of,
@@ -76,7 +83,26 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
              "untuned": sorted({r["task_name"] for r in selection if r["task_name"] and not r["records"]}),
              "taskless": [r["workload"] for r in selection if r["task_name"] is None],
              "records_written": len(lines) if lines is not None else None}
-    return Export(text, selection, facts)
+    files = {}
+    if database is not None:
+        files = {"database_workload.json": database[0], "database_tuning_record.json": database[1], "tasks.json": text}
+        facts["database"] = {"workloads": database[0].count("\n"), "records": database[1].count("\n")}
+    return Export(text, selection, facts, files)
+
+
+def _ms_database(store: Store, model_ids: list[int], selection: list[dict]) -> tuple[str, str]:
+    """The selected MetaSchedule tasks' stored records as a JSON database's two files
+    (database_workload.json, database_tuning_record.json), workloads numbered anew."""
+    hashes = sorted({r["structural_hash"] for r in selection if r["tuner"] == "meta_schedule" and r["structural_hash"]})
+    rows = query(store, "export_ms_database", {"model_ids": model_ids, "hashes": hashes}).rows
+    index: dict[str, int] = {}
+    workloads, records = [], []
+    for shash, workload_line, record_tail in rows:
+        if shash not in index:
+            index[shash] = len(workloads)
+            workloads.append(workload_line)
+        records.append(f"[{index[shash]},{record_tail}")
+    return "".join(w + "\n" for w in workloads), "".join(r + "\n" for r in records)
 
 
 def _nothing_to_export(to: str, selection: list[dict], lines: list[str] | None) -> str | None:
@@ -114,7 +140,8 @@ def _listing_order(store: Store, model_id: int, selection: list[dict]) -> list[i
                      "has none. Ingest one, or export the tasks themselves (autotvm-tasks)")
 
 
-def render(fmt: str, selection: list[dict], record_lines: list[str] | None, listing_order: list[int] | None) -> str:
+def render(fmt: str, selection: list[dict], record_lines: list[str] | None, listing_order: list[int] | None,
+           ms_names: list[str] | None = None) -> str:
     tuner = _TUNER.get(fmt)
     rows = [r for r in selection if r["task_name"] is not None and (tuner is None or r["tuner"] == tuner)]
     if fmt in ("autotvm-log", "ansor-log"):
@@ -124,9 +151,7 @@ def render(fmt: str, selection: list[dict], record_lines: list[str] | None, list
     if fmt == "tvmc-tasks":
         return ",".join(str(i) for i in listing_order) + "\n"
     if fmt == "metaschedule":
-        return json.dumps([{"task_name": r["task_name"], "structural_hash": r["structural_hash"],
-                            "workload": r["workload"], "weight": r["weight"], "calls": r["calls"],
-                            "share_pct": r["share_pct"], "time_us": r["time_us"]} for r in rows], indent=1) + "\n"
+        return json.dumps(_ms_tasks(rows, ms_names or []), indent=1) + "\n"
     if fmt == "json":
         return json.dumps([{**r, "task_args": json.loads(r["task_args"]) if r["task_args"] else None}
                            for r in selection], indent=1, default=str) + "\n"
@@ -135,6 +160,20 @@ def render(fmt: str, selection: list[dict], record_lines: list[str] | None, list
     writer.writeheader()
     writer.writerows(selection)
     return buffer.getvalue()
+
+
+def _ms_tasks(rows: list[dict], names: list[str]) -> dict:
+    """What MetaSchedule takes: `op_names` for relax.transform.MetaScheduleTuneIRMod (and
+    tune_relax), `task_weights` (the measured shares) for tune_tasks, and each task. An
+    op name selects every task whose name contains it (relax_integration.tune_relax), so
+    the names it would select beyond the selection are listed under `also_selects`."""
+    selected = [r["task_name"] for r in rows if not r["task_name"].isdigit()]  # a bare hash names no extracted task
+    also = {n: sorted(o for o in names if n in o and o not in selected) for n in selected}
+    return {"op_names": selected,
+            "task_weights": {r["task_name"]: r["share_pct"] for r in rows if r["task_name"] in selected},
+            "also_selects": {n: o for n, o in also.items() if o},
+            "tasks": [{"task_name": r["task_name"], "structural_hash": r["structural_hash"], "workload": r["workload"],
+                       "calls": r["calls"], "share_pct": r["share_pct"], "time_us": r["time_us"]} for r in rows]}
 
 
 def filter_log(path: Path, selection: list[dict], tuner: str) -> list[str]:

@@ -3,14 +3,20 @@
 1. The baseline is the model's latest untuned run for this target (profiled first if
    none): queries/commands/baseline_run.sql.
 2. Its coverage cut selects MetaSchedule tasks (queries/commands/export_selection.sql).
-3. MetaSchedule tunes those tasks only, weighted by measured share (capture/tuning.py).
+3. MetaSchedule tunes those tasks only, in a process of its own, under hotdb's task
+   scheduler: the hottest first, each batch joined (its records stored) as soon as it is
+   measured (capture/tuning.py, capture/scheduler.py). It starts warm: from the best
+   records hotdb holds for the same workloads and target, from any model or run
+   (queries/commands/warm_records.sql), and from the cost model the last tune for the
+   target left.
 4. The database is applied, the model is re-profiled as a new run linked to the run before
    it, and the database is ingested. Steps 2-4 repeat on the new run's times (rounds,
    below) until the budget (trials or wall time) is spent or a round gains too little;
    then the baseline and the last run are compared (tune_compare.sql).
 
-Ctrl-C (or the wall-clock deadline) during tuning keeps the records written so far and
-goes on to step 4 once more, then stops: every round's run is stored and linked.
+Ctrl-C (or the wall-clock deadline) during tuning stops the tuner process at once, keeps
+every batch measured so far, and goes on to step 4 once more, then stops: every round's
+run is stored and linked.
 """
 
 from __future__ import annotations
@@ -70,10 +76,19 @@ def tune(database: Database, model: str, *, coverage: float = 90.0, trials: int 
         while stopped is None:
             stopped = _next_round(job)
     finally:
+        if job.tuner is not None:
+            job.tuner.close()
         # the database once, as it stands after the last round (or the failed first one):
         # every record stored once, under the model's own tasks
-        if (job.work / "database_tuning_record.json").exists():
+        from hotdb.capture.tuning import RECORDS, WORKLOADS
+
+        if all((job.work / name).is_file() and (job.work / name).stat().st_size for name in (RECORDS, WORKLOADS)):
             database.load(job.model_name, [database_item(job.work)])
+    if stopped == "failed":  # what it measured is stored and applied; the tune is still a failure
+        last = job.rounds[-1]
+        raise TuneFailed(f"{job.failed_cause}. The {last.valid} trials measured before it are kept, applied and "
+                         f"profiled as run {last.label}", trials=sum(r.trials for r in job.rounds),
+                         failures=job.failures)
     return _summary(job, stopped, time.monotonic() - started)
 
 
@@ -97,6 +112,8 @@ class _Round:
     valid: int
     end_to_end_us: float | None
     seconds: float
+    warm_records: int = 0
+    longest_batch_s: float | None = None
 
 
 @dataclass
@@ -107,6 +124,8 @@ class _Job:
     model: str  # as given: a zoo name, a file
     loaded: object
     target: object
+    target_text: str | None  # as the user gave it: the tuner process parses it again
+    target_json: str | None  # its normal form, as records store it
     model_name: str  # as stored
     work: Path
     repeat: int
@@ -128,6 +147,8 @@ class _Job:
     failures: dict = field(default_factory=dict)
     rounds: list[_Round] = field(default_factory=list)
     apply: object = None
+    failed_cause: str | None = None  # why the tuner stopped early, when it failed
+    tuner: object = None  # the tuner process, kept for the rounds (capture/tuning.py: Tuner)
 
     @property
     def current(self) -> tuple[int, str]:
@@ -155,8 +176,8 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
         found = baseline(database, model_name, target_json, loaded.ir_sha256)
     # a name is data: only its safe characters reach a default folder name
     work = Path(work_dir or "hotdb-tune-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("._"))
-    return _Job(database, model, loaded, target_obj, model_name, work, repeat, progress, tuple(found), profile_s,
-                **settings)
+    return _Job(database, model, loaded, target_obj, target, target_json, model_name, work, repeat, progress,
+                tuple(found), profile_s, **settings)
 
 
 def baseline(database: Database, model_name: str, target_json: str | None, ir_sha256: str | None) -> tuple[int, str] | None:
@@ -194,7 +215,33 @@ def plan(chosen: list[dict], trials: int, per_task_max: int | None):
         raise UsageError(f"a budget of {trials} trials is fewer than the {len(chosen)} selected tasks; "
                          "give each at least one")
     return TunePlan([r["task_name"] for r in chosen], [float(r["task_share_pct"]) for r in chosen], trials,
-                    per_task_max or trials)
+                    per_task_max or trials, untuned_us=[float(r["time_us"] or 0.0) for r in chosen])
+
+
+# records per workload a tune starts from: MetaSchedule's evolutionary search seeds its
+# first population with up to a fifth of 512 measured records (init_measured_ratio), but a
+# workload's best few carry the search; more only cost the tuner time to replay
+WARM_PER_WORKLOAD = 32
+
+
+def warm_records(database: Database, chosen: list[dict], target_json: str | None) -> dict[str, list[str]]:
+    """The best records hotdb holds for the chosen tasks' workloads on this target, from
+    any model or run: task name -> tuning-record lines, best first
+    (queries/commands/warm_records.sql)."""
+    names: dict[str, list[str]] = {}
+    for row in chosen:
+        if row.get("structural_hash"):
+            names.setdefault(row["structural_hash"], []).append(row["task_name"])
+    if not names or target_json is None:
+        return {}
+    with database.reader() as store:
+        result = query(store, "warm_records", {"hashes": sorted(names), "target": target_json,
+                                               "per_workload": WARM_PER_WORKLOAD})
+    warm: dict[str, list[str]] = {}
+    for shash, line, _ in result.rows:
+        for name in names[shash]:
+            warm.setdefault(name, []).append(line)
+    return warm
 
 
 # -- a round: tune the selection, apply, re-profile -------------------------------------------
@@ -202,14 +249,19 @@ def plan(chosen: list[dict], trials: int, per_task_max: int | None):
 
 def _next_round(job: _Job) -> str | None:
     """Select, size and run one round; why the rounds end after it, or None to go on."""
+    from hotdb.capture.tuning import cost_model_path
+
     chosen = select(job.database, job.current[0], job.coverage, job.share_of)
     size = _round_size(job, len(chosen))
     if job.rounds and size < len(chosen):  # what is left cannot give every hot task a trial
         return "trials spent"
     tune_plan = plan(chosen, size, job.per_task_max)
     tune_plan.build_timeout_s, tune_plan.run_timeout_s = job.limits
-    if job.deadline is not None:
-        tune_plan.batch_max = 4
+    tune_plan.model, tune_plan.target = job.model, job.target_text
+    tune_plan.warm = warm_records(job.database, chosen, job.target_json)
+    tune_plan.cost_model = cost_model_path(job.target_json)
+    if job.deadline is not None:  # a stop loses the batch in flight: a pair, one trial a build worker
+        tune_plan.batch_max = 2
     before = job.rounds[-1].end_to_end_us if job.rounds else _end_to_end(job.database, job.baseline[0])
     outcome = _run_round(job, tune_plan)
     return _stop(job, outcome, before, len(chosen))
@@ -221,23 +273,27 @@ def _run_round(job: _Job, tune_plan):
     from hotdb.capture import tuning
 
     round_started = time.monotonic()
-    outcome = tuning.tune(job.loaded, job.target, tune_plan, job.work, job.progress, job.notify, deadline=job.deadline)
+    # the tuner stops in time for the round's re-profile to end by the deadline
+    deadline = job.deadline - (job.profile_s or 0) if job.deadline is not None else None
+    job.tuner = job.tuner or tuning.Tuner()
+    outcome = tuning.tune(tune_plan, job.work, tuner=job.tuner, progress=job.progress, notify=job.notify,
+                          inform=job.inform, deadline=deadline)
     job.remaining -= outcome.trials
     for kind, n in outcome.failures.items():
         job.failures[kind] = job.failures.get(kind, 0) + n
-    if outcome.valid == 0 and not job.rounds:
-        raise _failed(outcome, tune_plan)
+    if outcome.valid == 0 and (not job.rounds or outcome.cause):
+        raise _failed(outcome, tune_plan, job.work)
     job.trial_s = (time.monotonic() - round_started) / outcome.trials if outcome.trials else job.trial_s
     profile_started = time.monotonic()
     job.apply = tuning.applier(job.work, job.target)
     tags = {"tuned_from": job.current[1], "round": str(len(job.rounds) + 1), "tasks": ",".join(tune_plan.task_names),
             "trials": str(outcome.trials), "valid_trials": str(outcome.valid), "coverage_pct": f"{job.coverage:g}"}
-    if not outcome.finished:
+    if not outcome.finished or outcome.deadline_reached:
         tags["interrupted"] = "deadline" if outcome.deadline_reached else "true"
     run_id, label, e2e = _reprofile(job, tags)
     job.profile_s = time.monotonic() - profile_started
     job.rounds.append(_Round(len(job.rounds) + 1, run_id, label, tune_plan.task_names, outcome.trials, outcome.valid,
-                             e2e, time.monotonic() - round_started))
+                             e2e, time.monotonic() - round_started, outcome.warm_records, outcome.longest_batch_s))
     if job.inform:
         job.inform(f"round {len(job.rounds)}: {len(tune_plan.task_names)} tasks, {outcome.valid} of {outcome.trials} "
                    f"trials measured, end to end {e2e / 1000:,.2f} ms (run {label})" if e2e
@@ -289,9 +345,8 @@ def _round_size(job: _Job, tasks: int) -> int:
     """round_trials, and with a deadline no more than fit before it."""
     size = round_trials(job.remaining, tasks, trial_s=job.trial_s, profile_s=job.profile_s, budget=job.trials)
     if job.deadline is not None and job.trial_s:
-        # MetaSchedule stores a task's results only when it comes back to the task or
-        # ends: a round cut at the deadline loses what it had not stored, so a round is
-        # sized to end before it (the interrupt stays as the safety net)
+        # the tuner stops at the deadline by itself, losing nothing it measured; a round
+        # sized to end before it spends the trials it does not reach on the next round
         fits = int((job.deadline - time.monotonic() - (job.profile_s or 0)) / job.trial_s)
         size = min(size, max(2 * tasks, fits))
     return size
@@ -300,8 +355,13 @@ def _round_size(job: _Job, tasks: int) -> int:
 def _stop(job: _Job, outcome, before: float | None, tasks: int) -> str | None:
     """Why the rounds end after this one, or None to go on."""
     after = job.rounds[-1].end_to_end_us
+    if outcome.cause:
+        job.failed_cause = outcome.cause
+        return "failed"
+    if outcome.deadline_reached:
+        return "deadline"
     if not outcome.finished:
-        return "deadline" if outcome.deadline_reached else "interrupted"
+        return "interrupted"
     if job.remaining < 2:
         return "trials spent"
     if job.max_rounds is not None and len(job.rounds) >= job.max_rounds:
@@ -329,12 +389,16 @@ def _summary(job: _Job, stopped: str | None, seconds: float) -> Result:
                      failures=job.failures, work_dir=str(job.work), finished=stopped not in ("interrupted",),
                      stopped=stopped, seconds=seconds,
                      rounds=[{"round": r.number, "run": r.label, "tasks": r.tasks, "trials": r.trials,
-                              "valid_trials": r.valid, "end_to_end_us": r.end_to_end_us, "seconds": round(r.seconds, 1)}
+                              "valid_trials": r.valid, "end_to_end_us": r.end_to_end_us, "seconds": round(r.seconds, 1),
+                              "warm_records": r.warm_records, "longest_batch_s": r.longest_batch_s}
                              for r in rounds])
 
 
-def _failed(outcome, tune_plan) -> TuneFailed:
+def _failed(outcome, tune_plan, work: Path) -> TuneFailed:
     """No trial measured a time: the cause, in MetaSchedule's words, and which limit it was."""
+    if outcome.cause and not outcome.failures:
+        return TuneFailed(f"the tune failed: {outcome.cause} ({outcome.trials} trials were measured; "
+                          f"the tuner's log is {work / 'tune.log'})", trials=outcome.trials, failures={})
     if not outcome.trials:
         if outcome.deadline_reached:
             return TuneFailed("the budget ran out before the first batch of trials was measured, so nothing was "

@@ -459,7 +459,7 @@ def _template() -> Path | None:
     None when the cache cannot be written."""
     from hotdb.store.connection import latest_schema_version, views_digest
 
-    cache = os.environ.get("HOTDB_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hotdb"
+    cache = limits.cache_dir()
     # DuckDB's version too: a file another DuckDB wrote may be one this one cannot open
     path = Path(cache) / f"reader-{__version__}-{duckdb.__version__}-{latest_schema_version()}-{views_digest()[:16]}.duckdb"
     if path.is_file():

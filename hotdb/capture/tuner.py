@@ -1,0 +1,189 @@
+"""The tuner process: `python -m hotdb.capture.tuner`, started by hotdb/capture/tuning.py.
+
+It reads jobs (JSON, one a line) on standard input and, for each, tunes the job's tasks with MetaSchedule under
+hotdb's task scheduler (capture/scheduler.py) into the job's work folder, and writes what
+happens as JSON lines on its standard output, one event a line:
+
+    {"event": "start", "tasks": [{"name", "warm_records", "warm_best_us"}...], "cost_model": "loaded"|"new"}
+    {"event": "pick", "task": i, "name": ...}
+    {"event": "joined", "task": i, "name", "trials", "valid", "best_us", "current_us", "total_trials"}
+    {"event": "end", "stopped": why}                  (then the next job, if one comes)
+    {"event": "error", "message": ...}
+
+Everything MetaSchedule and TVM print goes to the work folder's tune.log instead. Being a
+process of its own, it can be stopped at once by a signal (a deadline, Ctrl-C) without
+waiting for MetaSchedule to notice an interrupt, and a hang is the parent's to see.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+_events = None
+
+
+def emit(event: str, **fields) -> None:
+    _events.write(json.dumps({"event": event, **fields}) + "\n")
+    _events.flush()
+
+
+def main() -> int:
+    """One job a line on standard input, each tuned in turn, until standard input ends."""
+    global _events
+    _events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    _orphan_watch(os.getppid())
+    for line in sys.stdin:
+        job = json.loads(line)
+        work = Path(job["work_dir"])
+        work.mkdir(parents=True, exist_ok=True)
+        log = os.open(work / "tune.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.dup2(log, 1)  # MetaSchedule and TVM print on stdout and stderr (C++ too): into the log
+        os.dup2(log, 2)
+        os.close(log)
+        try:
+            stopped = run(job, work)
+        except BaseException as exc:  # the parent says it; the traceback stays in the log
+            traceback.print_exc()
+            sys.stderr.flush()
+            emit("error", message=f"{type(exc).__name__}: {exc}".strip().rstrip(":"))
+            return 1
+        emit("end", stopped=stopped)
+    return 0
+
+
+def _orphan_watch(parent: int) -> None:
+    """End with the hotdb process that started this one, however that one ended."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(3)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def run(job: dict, work: Path) -> str:
+    from tvm.s_tir import meta_schedule as ms
+
+    from hotdb.capture.profile import fuse, parse_target
+    from hotdb.capture.scheduler import Policy, TaskState, scheduler
+
+    target = parse_target(job["target"])
+    loaded = _model(job["model"])
+    extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)}
+    missing = [t["name"] for t in job["tasks"] if t["name"] not in extracted]
+    if missing:
+        raise LookupError(f"tasks {', '.join(missing)} are not in the model as compiled now: the model or TVM "
+                          "changed since the baseline run; profile it again")
+    tasks = [extracted[t["name"]] for t in job["tasks"]]
+    # MetaSchedule configures its logger anew for each tune, listing the handlers it has by
+    # name: the next job would meet the last one's, bound to the last work folder
+    ms_logger = logging.getLogger("tvm.s_tir.meta_schedule")
+    for handler in list(ms_logger.handlers):
+        ms_logger.removeHandler(handler)
+        handler.close()
+    contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work), num_threads="physical")
+    database = ms.database.JSONDatabase(work_dir=str(work))
+    policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight))
+                     for t, e in zip(job["tasks"], tasks)], per_task_max=job["per_task_max"],
+                    budget=job["trials"], deadline=time.monotonic() + job["seconds"] if job.get("seconds") is not None else None)
+    warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
+            for i, (t, ctx) in enumerate(zip(job["tasks"], contexts))]
+    cost_model, cost_model_state = _cost_model(job.get("cost_model"), ms)
+    emit("start", cost_model=cost_model_state,
+         tasks=[{"name": t.name, "warm_records": n, "warm_best_us": t.best_s * 1e6 if t.best_s else None}
+                for t, n in zip(policy.tasks, warm)])
+    def joined(task_id: int, state) -> None:
+        emit("joined", task=task_id, name=state.name, trials=state.trials, valid=state.valid,
+             best_us=state.best_s * 1e6 if state.best_s is not None else None, current_us=state.current_us,
+             total_trials=sum(t.trials for t in policy.tasks), batch_s=policy.batch_s[-1] if policy.batch_s else None)
+
+    ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
+                  work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
+                  num_trials_per_iter=job["batch"], database=database, cost_model=cost_model,
+                  builder=ms.builder.LocalBuilder(max_workers=2, timeout_sec=job["build_timeout_s"]),
+                  runner=ms.runner.LocalRunner(timeout_sec=job["run_timeout_s"]),
+                  task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i, name=policy.tasks[i].name),
+                                           on_join=joined))
+    _save_cost_model(cost_model, job.get("cost_model"))
+    return policy.stopped or "trials spent"
+
+
+_models: dict = {}
+
+
+def _model(spec: str):
+    """The model, loaded once for the rounds of a tune."""
+    from hotdb.capture.models import load_model
+
+    if spec not in _models:
+        _models[spec] = load_model(spec)
+    return _models[spec]
+
+
+def _seed(database, mod, lines: list[str], policy, task_id: int) -> int:
+    """Commit the warm records (tuning-record lines of other tunes of the same workload and
+    target, best first) into the work database, unless it holds records of the workload
+    already (an earlier round seeded it, or tuned it): the records MetaSchedule's
+    evolutionary search starts from. The task's best so far, seeded or held, is the
+    scheduler's to count. How many were committed."""
+    from tvm.s_tir import meta_schedule as ms
+
+    workload = database.commit_workload(mod)
+    held = database.get_top_k(workload, 1)
+    if held:  # the task starts from its best so far, seeded or tuned
+        _count_best(policy, task_id, held[0])
+        return 0
+    seeded = 0
+    for line in lines:
+        try:
+            record = ms.database.TuningRecord.from_json(json.loads(line)[1], workload)
+        except Exception as exc:  # noqa: BLE001 - a record TVM no longer reads is skipped, and said
+            print(f"warm record skipped: {type(exc).__name__}: {exc}", flush=True)
+            continue
+        database.commit_tuning_record(record)
+        seeded += 1
+        _count_best(policy, task_id, record)
+    return seeded
+
+
+def _count_best(policy, task_id: int, record) -> None:
+    secs = [float(getattr(s, "value", s)) for s in record.run_secs or []]
+    if secs:
+        policy.seed(task_id, sum(secs) / len(secs))
+
+
+def _cost_model(path: str | None, ms):
+    """MetaSchedule's XGBoost cost model, as the last tune for this target left it: it
+    predicts at random until it has seen 100 trials, so a model started anew makes every
+    small tune start cold."""
+    model = ms.cost_model.XGBModel(num_tuning_cores=os.cpu_count() or 1, tree_method="auto")
+    if path and Path(path).is_file():
+        try:
+            model.load(path)
+            return model, f"loaded ({model.data_size} trials seen)"
+        except Exception as exc:  # noqa: BLE001 - a damaged file costs a cold start, not the tune
+            print(f"cost model {path} not loaded: {type(exc).__name__}: {exc}", flush=True)
+            model = ms.cost_model.XGBModel(num_tuning_cores=os.cpu_count() or 1, tree_method="auto")
+    return model, "new"
+
+
+def _save_cost_model(model, path: str | None) -> None:
+    """Saved beside, then renamed over the old one: two tunes saving at once leave one
+    whole file."""
+    if not path or model.data_size == 0:
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    part = f"{path}.{os.getpid()}.part"
+    model.save(part)
+    os.replace(part, path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

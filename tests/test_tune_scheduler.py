@@ -1,0 +1,109 @@
+"""hotdb's task scheduler as a policy (hotdb/capture/scheduler.py), without MetaSchedule:
+which task it picks, when it stops. Its use inside MetaSchedule is tested by the tunes of
+tests/test_cli_tune.py."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hotdb.capture.scheduler import FAILED_S, Policy, TaskState
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def policy(times_us, *, budget=100, per_task_max=100, deadline=None, clock=None) -> Policy:
+    return Policy([TaskState(f"t{i}", us, 1) for i, us in enumerate(times_us)], per_task_max=per_task_max,
+                  budget=budget, deadline=deadline, clock=clock or Clock())
+
+
+def test_untried_tasks_go_hottest_first():
+    p = policy([10.0, 300.0, 50.0, 300.0])
+    order = []
+    for _ in range(3):
+        i = p.pick()
+        order.append(i)
+        p.joined(i, [[p.tasks[i].untuned_us * 0.05e-6]])  # each batch takes 95 % away
+    assert order == [1, 3, 2]  # ties to the first listed; the 10 us task waits for larger gains
+
+
+def test_a_task_whose_trials_failed_is_tried_again_with_less_hope():
+    p = policy([300.0, 120.0])
+    p.joined(p.pick(), [None, None])  # all failed: 300 us left, expected to lose a quarter (75)
+    assert p.tasks[0].current_us == 300.0 and p.tasks[0].valid == 0
+    assert p.pick() == 0  # 75 us expected beats the untried task's 60
+    p.joined(0, [None])
+    assert p.pick() == 1  # a sixth of 300 (50) does not
+
+
+def test_a_task_that_got_much_faster_yields_to_one_still_slow():
+    p = policy([1000.0, 600.0])
+    assert p.pick() == 0
+    p.joined(0, [[100e-6]])  # 1000 us -> 100 us a call: its remaining time is small
+    assert p.tasks[0].current_us == 100.0 and p.tasks[0].last_gain == 0.9
+    assert p.pick() == 1
+
+
+def test_a_task_whose_time_stays_large_is_tried_again():
+    p = policy([1000.0, 100.0])
+    p.pick()
+    p.joined(0, [[900e-6]])  # gained 10 %: 900 us left, expected to lose 25 % of it next
+    assert p.pick() == 0  # 225 us expected beats the untried task's 50 us
+
+
+def test_it_stops_when_the_trials_are_spent_or_every_task_is_done():
+    p = policy([100.0, 50.0], budget=3)
+    for _ in range(3):
+        p.joined(p.pick(), [[1e-6]])
+    assert p.pick() == -1 and p.stopped == "trials spent"
+    q = policy([100.0], per_task_max=2)
+    q.joined(q.pick(), [[1e-6], [2e-6]])
+    assert q.pick() == -1 and q.stopped == "every task done"
+
+
+def test_it_stops_before_a_batch_that_would_end_past_the_deadline():
+    clock = Clock()
+    p = policy([100.0, 50.0], deadline=100.0, clock=clock)
+    assert p.pick() == 0  # no batch measured yet: nothing says it would not fit
+    clock.now = 30.0
+    p.joined(0, [[50e-6]])
+    assert p.expected_batch_s() == 30.0
+    clock.now = 60.0
+    assert p.pick() >= 0  # 60 + 30 <= 100
+    clock.now = 75.0
+    p.joined(1, [[20e-6]])
+    # the next batch is expected to take 30 s (the upper median of 30 and 15): 75 + 30 > 100
+    assert p.pick() == -1 and p.stopped == "deadline"
+
+
+def test_a_warm_start_counts_the_records_it_starts_from():
+    p = policy([1000.0, 400.0])
+    p.seed(0, 50e-6)  # other tunes reached 50 us a call: 950 us of the 1000 are gone already
+    assert p.tasks[0].current_us == 50.0
+    assert p.pick() == 1
+    p.seed(1, FAILED_S * 10)  # a failure mark is no time
+    assert p.tasks[1].best_s is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(times=st.lists(st.floats(1.0, 1e6), min_size=1, max_size=8),
+       batches=st.lists(st.lists(st.one_of(st.none(), st.floats(1e-7, 1.0)), min_size=1, max_size=4), max_size=30),
+       budget=st.integers(1, 40), per_task_max=st.integers(1, 12))
+def test_picks_are_alive_tasks_and_never_exceed_the_budget(times, batches, budget, per_task_max):
+    p = policy(times, budget=budget, per_task_max=per_task_max)
+    for batch in batches:
+        i = p.pick()
+        if i == -1:
+            assert sum(t.trials for t in p.tasks) >= budget or all(t.trials >= per_task_max for t in p.tasks)
+            break
+        assert p.tasks[i].trials < per_task_max and sum(t.trials for t in p.tasks) < budget
+        before = p.tasks[i].current_us
+        p.joined(i, [None if s is None else [s] for s in batch])
+        assert 0 <= p.tasks[i].current_us <= before  # a batch never makes the best time worse
+        assert p.tasks[i].current_us <= p.tasks[i].untuned_us
