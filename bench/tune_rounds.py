@@ -108,6 +108,7 @@ CONFIGS = ("(a) MetaSchedule, all tasks", "(h) hotdb, cold", "(w) hotdb, warm")
 def hotdb_tune(model: str, trials: int, work: Path, db_path: Path, cache: Path) -> list[dict]:
     """`hotdb tune` as a user runs it, its baseline profile included: the rounds it made."""
     os.environ["HOTDB_CACHE_DIR"] = str(cache)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
     db = Hotdb(db_path)
     db.profile(model, repeat=3)
     return db.tune(model, coverage=90.0, trials=trials, work_dir=work, repeat=3).facts["rounds"]

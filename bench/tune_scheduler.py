@@ -59,8 +59,12 @@ def projected_ms(work: Path, tasks, hashes: dict[str, str]) -> float:
 
 
 def run(kind: str, loaded, target, chosen, trials: int, batch: int, work: Path, every: float):
+    import logging
+
     from tvm.s_tir import meta_schedule as ms
 
+    for handler in list(logging.getLogger("tvm.s_tir.meta_schedule").handlers):  # the last tune's, closed
+        logging.getLogger("tvm.s_tir.meta_schedule").removeHandler(handler)
     extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)}
     tasks = [extracted[r["task_name"]] for r in chosen]
     contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work), num_threads="physical")

@@ -372,7 +372,7 @@ def tune(
     run_timeout: Annotated[Optional[float], typer.Option("--run-timeout", metavar="SECONDS", callback=options.POSITIVE,
                            help="Time limit for running one trial (default 60).")] = None,
     budget: Annotated[Optional[str], typer.Option("--budget", metavar="TIME", callback=options.duration,
-                      help="Wall-clock budget, e.g. 20m, 1h30m or 90s; the round running at the end is cut there.")] = None,
+                      help="Wall-clock budget, e.g. 20m, 1h30m or 90s: no batch of trials starts that would end after it.")] = None,
     min_gain: Annotated[Optional[float], typer.Option("--min-gain", metavar="PCT", callback=options.NON_NEGATIVE,
                         help="Stop when a round made the model less than PCT % faster (default: off).")] = None,
     rounds: Annotated[Optional[int], typer.Option("--rounds", callback=options.COUNT,
@@ -380,7 +380,8 @@ def tune(
     share_of: ShareOfOption = ShareOf.tunable,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Tune the hotspots with MetaSchedule in rounds: tune, apply, re-profile, repeat on the new times."""
+    """Tune the hotspots with MetaSchedule in rounds: tune (the hottest first, each batch stored as it lands, warm
+    from the stored records of the same workloads), apply, re-profile, repeat on the new times."""
     from hotdb import render, words
 
     with render.progress() as progress:

@@ -206,8 +206,12 @@ def tune(result: Result) -> View:
     if failed:
         kinds = "; ".join(f"{n} x {kind}" for kind, n in f["failures"].items())
         notes.append(f"{failed} of {f['trials']} trials failed" + (f": {kinds}" if kinds else ""))
-    if f["applied"] < f["tasks"]:
-        notes.append(f"{f['tasks'] - f['applied']} selected tasks got no valid schedule and run as before")
+    slower = f.get("slower") or []
+    if slower:
+        notes.append(f"{len(slower)} selected tasks' best records were slower than their untuned kernels, so the "
+                     f"build keeps those: {', '.join(slower)} (more trials may find faster ones)")
+    if f["applied"] + len(slower) < f["tasks"]:
+        notes.append(f"{f['tasks'] - f['applied'] - len(slower)} selected tasks got no valid schedule and run as before")
     for r in f.get("rounds", []):
         e2e = f", end to end {r['end_to_end_us'] / 1000:,.2f} ms" if r.get("end_to_end_us") else ""
         notes.append(f"round {r['round']} ({r['seconds']:,.0f} s): {len(r['tasks'])} tasks, "

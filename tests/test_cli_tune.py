@@ -111,6 +111,28 @@ def test_a_projection_counts_the_records_another_model_left(tuned, cli):
     assert not any(r["reused"] for r in own.values())  # the model's own records are not "reused"
 
 
+def test_a_record_slower_than_the_untuned_kernel_is_not_applied(tuned):
+    """A few trials can lose to a default schedule (dlight's did on CUDA): a function whose
+    best record is slower a call than its kernel was before tuning keeps its untuned form."""
+    from hotdb.capture import tuning
+    from hotdb.capture.models import load_model
+    from hotdb.capture.profile import fuse, parse_target
+
+    rows = Hotdb(tuned["db"]).sql("SELECT DISTINCT task_name, structural_hash FROM tasks WHERE tuner = 'meta_schedule' "
+                                  "AND task_name <> structural_hash").rows
+    best = tuning.best_by_hash(tuned["work"])
+    measured = {name: shash for name, shash in rows if shash in best}
+    assert measured
+    target = parse_target(None)
+    fused = fuse(load_model("mlp").mod, target)
+    faster = tuning.applier(tuned["work"], target, {n: (h, best[h] * 1e6 * 2) for n, h in measured.items()})
+    faster(fused)
+    assert set(measured) <= set(faster.applied) and not faster.slower
+    slower = tuning.applier(tuned["work"], target, {n: (h, best[h] * 1e6 / 2) for n, h in measured.items()})
+    slower(fused)
+    assert sorted(slower.slower) == sorted(measured) and not set(measured) & set(slower.applied)
+
+
 def _tuned_tasks(work: Path) -> set[str]:
     log = work / "logs" / "tvm.s_tir.meta_schedule.logging.task_scheduler.log"
     return {line.split('"')[1] for line in log.read_text().splitlines() if "Initializing Task #" in line}
@@ -159,12 +181,22 @@ def test_the_export_is_what_metaschedule_takes_as_the_docs_show(tuned, cli, tmp_
 def test_a_wall_clock_budget_stops_the_tune_within_one_batch(tmp_path, monkeypatch):
     """A budget of 60 s with trials for far longer: the tuner stops before a batch that
     would not end in time, the round is applied and profiled, and the whole command ends
-    within one batch of the budget."""
+    within one batch of the budget. On a machine too busy to measure one batch in time,
+    the tune says so, naming --budget, and stops at the deadline."""
+    from hotdb.errors import TuneFailed
+
     monkeypatch.setenv("HOTDB_CACHE_DIR", str(tmp_path / "cache"))
     api = Hotdb(tmp_path / "hotdb.duckdb")
     api.profile("mlp", repeat=2)  # the baseline, outside the budget's measurement
     started = time.monotonic()
-    result = api.tune("mlp", coverage=60, trials=200, budget_s=60, repeat=2, work_dir=tmp_path / "tune")
+    try:
+        result = api.tune("mlp", coverage=60, trials=200, budget_s=60, repeat=2, work_dir=tmp_path / "tune")
+    except TuneFailed as exc:
+        elapsed = time.monotonic() - started
+        assert "--budget" in str(exc) and exc.trials == 0
+        # stopped at the deadline (and 2 s of grace for a batch just measured), then cleaned up
+        assert elapsed <= 60 + 30, elapsed
+        return
     elapsed = time.monotonic() - started
     assert result.facts["stopped"] == "deadline"
     (round_,) = result.facts["rounds"]
@@ -221,33 +253,41 @@ def test_a_killed_worker_is_said_and_ctrl_c_keeps_every_record(tmp_path):
                            "WHERE format = 'ms-database'").rows[0][0]
     assert stored == len(lines)
     time.sleep(1.0)
-    assert not tuner.is_running() and not [w for w in workers if w.is_running()]
+    assert not _alive(tuner) and not [w for w in workers if _alive(w)]
 
 
-def test_a_stuck_batch_is_stopped_and_named(tmp_path):
-    """Workers that stop answering (SIGSTOP): no batch comes back within HOTDB_TUNE_STALL,
-    so the tune stops the tuner, keeps and applies what it measured, and exits 1 naming
-    the cause, never waiting in silence."""
+def test_a_stuck_tuner_is_stopped_and_named(tmp_path):
+    """A tuner that stops answering (SIGSTOP, it and its workers, once it has said what it
+    tunes): no batch comes back within HOTDB_TUNE_STALL, so hotdb stops it and everything
+    it started, and exits 1 naming the cause, never waiting in silence."""
     db, work, err = tmp_path / "hotdb.duckdb", tmp_path / "tune", tmp_path / "stderr.txt"
     with err.open("w") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "60",
                                  "--trials", "60", "--work-dir", str(work)], stdout=subprocess.PIPE, stderr=stderr,
                                 text=True, start_new_session=True,
-                                env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path), "HOTDB_TUNE_STALL": "60"})
+                                env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path), "HOTDB_TUNE_STALL": "20"})
     try:
-        _wait_for(proc, err, JOINED.pattern, 300)
+        _wait_for(proc, err, r"^tuning 1 tasks", 300)
         tuner, workers = _tuner_processes(proc)
-        for worker in workers:
-            worker.suspend()
+        stopped = [tuner, *tuner.children(recursive=True)]
+        for process in stopped:
+            process.suspend()
         proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     text = err.read_text()
     assert proc.returncode == 1, text
-    assert "no batch came back in 60 s" in text and "HOTDB_TUNE_STALL" in text and "Traceback" not in text
-    assert "are kept, applied and profiled as run mlp-2" in text
-    assert not tuner.is_running()
+    assert "no batch came back in 20 s" in text and "HOTDB_TUNE_STALL" in text and "Traceback" not in text
+    time.sleep(1.0)
+    assert not [p for p in stopped if _alive(p)]
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def test_a_tune_whose_trials_all_fail_says_so_and_tunes_nothing(cli, tmp_path):

@@ -99,6 +99,7 @@ def run(job: dict, work: Path) -> str:
     emit("start", cost_model=cost_model_state,
          tasks=[{"name": t.name, "warm_records": n, "warm_best_us": t.best_s * 1e6 if t.best_s else None}
                 for t, n in zip(policy.tasks, warm)])
+
     def joined(task_id: int, state) -> None:
         emit("joined", task=task_id, name=state.name, trials=state.trials, valid=state.valid,
              best_us=state.best_s * 1e6 if state.best_s is not None else None, current_us=state.current_us,

@@ -394,10 +394,13 @@ def _count(records: Path, skip: int) -> tuple[int, int]:
                 valid += 1
     return trials, valid
 
-def applier(work_dir: Path, target):
+def applier(work_dir: Path, target, untuned: dict[str, tuple[str, float]] | None = None):
     """A function applying work_dir's database to a fused module, so that it applies.
-    After a call, `apply.applied` names the functions a record was applied to: the
-    kernels that are tuned in the new build (a task whose trials all failed has none)."""
+    `untuned` gives a task's function name its workload's structural hash and the time a
+    call its kernel took before tuning: a function whose best record is slower (a default
+    schedule can beat a few trials: dlight's did on CUDA) keeps its untuned form. After a
+    call, `apply.applied` names the functions a record was applied to (a task whose trials
+    all failed has none), `apply.slower` those left untuned for being slower."""
     import tvm
     from tvm import relax
     from tvm.s_tir import meta_schedule as ms
@@ -406,11 +409,43 @@ def applier(work_dir: Path, target):
         database = ms.database.JSONDatabase(work_dir=str(work_dir))
         with target, database, tvm.transform.PassContext(opt_level=3):
             applied = relax.transform.MetaScheduleApplyDatabase()(fused)
-        apply.applied = sorted(
-            gv.name_hint for gv, func in applied.functions.items()
-            if func.attrs is not None and any(bool(func.attrs[key]) for key in func.attrs.keys()
-                                              if str(key).endswith("is_scheduled")))
+        best, before = best_by_hash(work_dir), {gv.name_hint: f for gv, f in fused.functions.items()}
+        apply.slower = []
+        for gv, func in list(applied.functions.items()):
+            shash, limit_us = (untuned or {}).get(gv.name_hint, (None, None))
+            if limit_us and _scheduled(func) and gv.name_hint in before and best.get(shash, 0) * 1e6 > limit_us:
+                applied[gv] = before[gv.name_hint]
+                apply.slower.append(gv.name_hint)
+        apply.applied = sorted(gv.name_hint for gv, func in applied.functions.items() if _scheduled(func))
         return applied
 
-    apply.applied = []
+    apply.applied, apply.slower = [], []
     return apply
+
+
+def _scheduled(func) -> bool:
+    return func.attrs is not None and any(bool(func.attrs[key]) for key in func.attrs.keys()
+                                          if str(key).endswith("is_scheduled"))
+
+
+def best_by_hash(work_dir: Path) -> dict[str, float]:
+    """The best valid record of each workload of a JSON database, in seconds a call
+    (the mean of its run_secs), keyed by the workload's structural hash."""
+    index, best = {}, {}
+    workloads, records = Path(work_dir) / WORKLOADS, Path(work_dir) / RECORDS
+    if not (workloads.is_file() and records.is_file()):
+        return best
+    for i, line in enumerate(workloads.read_text(encoding="utf-8").splitlines()):
+        if line.strip():
+            index[i] = json.loads(line)[0]
+    for line in records.read_text(encoding="utf-8").splitlines():
+        try:
+            i, (_, secs, *_) = json.loads(line)
+        except ValueError:
+            continue  # a blank line, or one being written
+        if secs and all(float(t) < FAILED_RUN_SECS for t in secs) and i in index:
+            mean = sum(float(t) for t in secs) / len(secs)
+            best[index[i]] = min(best.get(index[i], mean), mean)
+    return best
+
+

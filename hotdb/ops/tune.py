@@ -149,6 +149,7 @@ class _Job:
     apply: object = None
     failed_cause: str | None = None  # why the tuner stopped early, when it failed
     tuner: object = None  # the tuner process, kept for the rounds (capture/tuning.py: Tuner)
+    untuned: dict = field(default_factory=dict)  # task -> (structural hash, us a call in the baseline)
 
     @property
     def current(self) -> tuple[int, str]:
@@ -176,8 +177,12 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
         found = baseline(database, model_name, target_json, loaded.ir_sha256)
     # a name is data: only its safe characters reach a default folder name
     work = Path(work_dir or "hotdb-tune-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("._"))
-    return _Job(database, model, loaded, target_obj, target, target_json, model_name, work, repeat, progress,
-                tuple(found), profile_s, **settings)
+    job = _Job(database, model, loaded, target_obj, target, target_json, model_name, work, repeat, progress,
+               tuple(found), profile_s, **settings)
+    # a record slower than the untuned kernel is not applied: the baseline's time a call
+    job.untuned = {r["task_name"]: (r["structural_hash"], r["time_us"] / r["calls"])
+                   for r in select(database, job.baseline[0], None, "tunable") if r["calls"] and r["time_us"]}
+    return job
 
 
 def baseline(database: Database, model_name: str, target_json: str | None, ir_sha256: str | None) -> tuple[int, str] | None:
@@ -285,7 +290,7 @@ def _run_round(job: _Job, tune_plan):
         raise _failed(outcome, tune_plan, job.work)
     job.trial_s = (time.monotonic() - round_started) / outcome.trials if outcome.trials else job.trial_s
     profile_started = time.monotonic()
-    job.apply = tuning.applier(job.work, job.target)
+    job.apply = tuning.applier(job.work, job.target, job.untuned)
     tags = {"tuned_from": job.current[1], "round": str(len(job.rounds) + 1), "tasks": ",".join(tune_plan.task_names),
             "trials": str(outcome.trials), "valid_trials": str(outcome.valid), "coverage_pct": f"{job.coverage:g}"}
     if not outcome.finished or outcome.deadline_reached:
@@ -342,8 +347,11 @@ def round_trials(remaining: int, tasks: int, *, trial_s: float | None, profile_s
 
 
 def _round_size(job: _Job, tasks: int) -> int:
-    """round_trials, and with a deadline no more than fit before it."""
+    """round_trials, at least a fair part of what is left for the rounds left (all of it
+    for the last), and with a deadline no more than fit before it."""
     size = round_trials(job.remaining, tasks, trial_s=job.trial_s, profile_s=job.profile_s, budget=job.trials)
+    if job.max_rounds is not None:
+        size = max(size, math.ceil(job.remaining / max(1, job.max_rounds - len(job.rounds))))
     if job.deadline is not None and job.trial_s:
         # the tuner stops at the deadline by itself, losing nothing it measured; a round
         # sized to end before it spends the trials it does not reach on the next round
@@ -384,7 +392,7 @@ def _summary(job: _Job, stopped: str | None, seconds: float) -> Result:
         return query(store, "tune_compare", {"baseline": job.baseline[0], "tuned": job.current[0],
                                              "tuned_kernels": job.apply.applied, "floor_pct": SAMPLES_FLOOR_PCT},
                      baseline=job.baseline[1], tuned=job.current[1], tasks=len(tuned),
-                     applied=len(tuned & set(job.apply.applied)),
+                     applied=len(tuned & set(job.apply.applied)), slower=sorted(tuned & set(job.apply.slower)),
                      trials=sum(r.trials for r in rounds), valid_trials=sum(r.valid for r in rounds),
                      failures=job.failures, work_dir=str(job.work), finished=stopped not in ("interrupted",),
                      stopped=stopped, seconds=seconds,
