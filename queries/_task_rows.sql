@@ -26,6 +26,7 @@
 -- @column trials            as in tasks
 -- @column best_latency_us   as in tasks
 -- @column terminated        as in tasks
+-- @column raw_line          as in tasks (a MetaSchedule workload's line)
 CREATE OR REPLACE VIEW _task_rows AS
 WITH source_tasks AS (
     SELECT s.model_id, t.*
