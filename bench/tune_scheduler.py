@@ -33,24 +33,7 @@ from hotdb.ops.tune import select
 def projected_ms(work: Path, tasks, hashes: dict[str, str]) -> float:
     """Σ over tasks of calls x best record (or the untuned time): the time the tuned tasks
     would take in one run, ms."""
-    index, best = {}, {}
-    path = work / tuning.WORKLOADS
-    if path.exists():
-        for i, line in enumerate(path.read_text().splitlines()):
-            if line.strip():
-                index[i] = json.loads(line)[0]
-    path = work / tuning.RECORDS
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if not line.strip():
-                continue
-            try:
-                i, (trace, secs, *_rest) = json.loads(line)
-            except ValueError:
-                continue  # a line being written
-            if secs and all(s < 1e9 for s in secs):
-                shash = index.get(i)
-                best[shash] = min(best.get(shash, 1e18), sum(secs) / len(secs))
+    best = tuning.best_by_hash(work)
     total = 0.0
     for t in tasks:
         record = best.get(hashes[t["task_name"]])

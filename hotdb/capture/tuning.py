@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hotdb import limits
 from hotdb.ingest.ms_database import FAILED_RUN_SECS
 
 RECORDS, WORKLOADS = "database_tuning_record.json", "database_workload.json"
@@ -54,10 +55,8 @@ def trials_per_round(trials: int, tasks: int, per_task_max: int, batch_max: int 
 
 def cost_model_path(target_json: str | None) -> str:
     """Where the cost model of a target is kept between tunes (the user's cache)."""
-    from hotdb.limits import cache_dir
-
     digest = hashlib.sha256((target_json or "").encode()).hexdigest()[:16]
-    return str(cache_dir() / "cost-models" / f"xgb-{digest}.tar")
+    return str(limits.cache_dir() / "cost-models" / f"xgb-{digest}.tar")
 
 
 @dataclass
@@ -251,7 +250,7 @@ class _TunerRun:
         self.tuner, self.plan, self.failures, self.inform = tuner, tune_plan, failures, inform
         self.untuned = dict(zip(tune_plan.task_names, tune_plan.untuned_us or []))
         # a batch builds on two workers and runs one trial at a time, each within its limits
-        self.batch_limit_s = limits_stall_s() or (
+        self.batch_limit_s = limits.tune_stall_s() or (
             -(-batch // 2) * tune_plan.build_timeout_s + batch * tune_plan.run_timeout_s + 60.0)
         self.interrupted = self.killed_at_deadline = self.ended = False
         self.stopped = self.cause = None
@@ -332,12 +331,6 @@ class _TunerRun:
         took = f" ({event['batch_s']:.0f} s)" if event.get("batch_s") is not None else ""
         self.inform(f"{event['total_trials']}/{self.plan.trials} trials  {event['name']}: "
                     f"{event['valid']} of {event['trials']} measured, best {now}{took}")
-
-def limits_stall_s() -> float:
-    from hotdb.limits import tune_stall_s
-
-    return tune_stall_s()
-
 
 def _ms(us: float | None) -> str:
     return "-" if us is None else f"{us / 1000:,.3f} ms" if us < 1e5 else f"{us / 1000:,.1f} ms"
