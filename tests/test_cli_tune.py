@@ -64,14 +64,21 @@ def test_tune_in_rounds_that_follow_the_hotspot(tuned, cli):
     after_first = cli(*db, "top", "--run", runs[1]["label"], "--coverage", "70", "-f", "json", use_db=False).json()
     assert second == {r["task_name"] for r in after_first}  # the second round follows the new times
     assert second - first, "the first round's task stayed the hotspot"
-    assert {r["item"] for r in tuned_rows} == first | second
+    # a task is tuned unless its best record is slower a call than its kernel was untuned
+    # (a few trials can lose to the default schedule): then the build keeps the untuned kernel
+    tasks = {t["task_name"]: t for t in cli(*db, "tasks", "-f", "json", use_db=False).json()}
+    untuned = {r["task_name"]: r["time_us"] / r["calls"]
+               for r in cli(*db, "top", "--run", runs[0]["label"], "-f", "json", use_db=False).json()}
+    kept = (first | second) - {r["item"] for r in tuned_rows}
+    assert first - kept and {r["item"] for r in tuned_rows} <= first | second
+    assert all(not tasks[name]["valid_records"] or tasks[name]["best_cost_us"] > untuned[name]
+               for name in kept), (kept, tasks, untuned)
     # the database really applied: the tuned kernels are faster in the last run
     assert all(r["after_us"] < r["before_us"] for r in tuned_rows)
     assert rows["(end to end)"]["after_us"] < rows["(end to end)"]["before_us"]
     records = cli(*db, "sql", "SELECT count(*) AS n FROM tuning_records JOIN sources USING (source_id) "
                   "WHERE format = 'ms-database'", "-f", "json", use_db=False).json()
     assert records[0]["n"] == sum(1 for _ in (tuned["work"] / "database_tuning_record.json").open())
-    tasks = {t["task_name"]: t for t in cli(*db, "tasks", "-f", "json", use_db=False).json()}
     assert all(tasks[r["item"]]["valid_records"] >= 1 for r in tuned_rows)
     assert not [name for name in tasks if name.isdigit()]  # no task named by its structural hash
 
