@@ -146,10 +146,10 @@ def top(
     """Rank by time with share and cumulative share (tasks: of the tunable kernel time)."""
     from hotdb import words
 
+    table = fmt is OutputFormat.table  # the run's totals only make the notes under a table
     result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models,
-                        weights=_weights(weight),
-                        share_of=share_of.value, projected=projected)
-    _render(result, fmt, words.top(result))
+                        weights=_weights(weight), share_of=share_of.value, projected=projected, totals=table)
+    _render(result, fmt, words.top(result) if table else None)
 
 
 @app.command()
@@ -502,6 +502,27 @@ def hoisted(args: list[str]) -> list[str]:
     return before + moved + rest + args[end:]
 
 
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app with only the command `args` run: typer builds every registered command's
+    parameters before it parses (~25 ms for all of them, a command's start is ~150 ms;
+    bench/cli_start.py). `--help` and an unknown command get the whole app."""
+    import copy
+
+    from typer.main import get_command_name
+
+    i = 0
+    while i < len(args) and args[i].startswith("-"):  # the global options, hoisted before the command
+        i += 2 if args[i] in _GLOBAL_WITH_VALUE else 1
+    name = args[i] if i < len(args) else None
+    commands = [c for c in app.registered_commands if get_command_name(c.name or c.callback.__name__) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app
+    only = copy.copy(app)
+    only.registered_commands, only.registered_groups = commands, groups
+    return only
+
+
 def main() -> None:
     """The process's entry point (the `hotdb` script, `python -m hotdb`); in a process
     that goes on afterwards (a test, a notebook), call `invoke`."""
@@ -530,7 +551,8 @@ def invoke() -> None:
             stream.reconfigure(errors="backslashreplace")
     try:
         # click returns, not raises, a command's exit code with standalone_mode=False
-        code = app(args=hoisted(sys.argv[1:]), prog_name="hotdb", standalone_mode=False)
+        args = hoisted(sys.argv[1:])
+        code = _app_for(args)(args=args, prog_name="hotdb", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except HotdbError as exc:

@@ -208,3 +208,36 @@ def test_upgrade_says_what_it_did_and_a_lake_needs_none(cli, tmp_path, vgg16):
     assert done.code == 0 and f"schema version {latest_schema_version()}" in done.err
     lake = cli("--lake", tmp_path / "lake", "upgrade", use_db=False)
     assert lake.code == 1 and "needs no upgrade" in lake.err
+
+
+def _catalog(path: Path) -> list:
+    """What a database file is made of: its tables' columns, views and macros with their
+    comments, and the migrations it records."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return [con.execute(query).fetchall() for query in (
+            "SELECT table_name, column_name, data_type, comment FROM duckdb_columns() "
+            "WHERE database_name = current_database() ORDER BY ALL",
+            "SELECT view_name, sql, comment FROM duckdb_views() WHERE NOT internal AND database_name = current_database() "
+            "ORDER BY ALL",
+            "SELECT function_name, comment FROM duckdb_functions() WHERE database_name = current_database() "
+            "AND NOT internal ORDER BY ALL",
+            "SELECT version, name FROM schema_migrations ORDER BY ALL",
+            "SELECT key, value FROM hotdb_meta ORDER BY ALL")]
+    finally:
+        con.close()
+
+
+def test_a_new_file_is_a_copy_of_the_cached_empty_database(tmp_path, monkeypatch):
+    """A new database starts as a copy of the empty one the cache keeps per version: the
+    same file as one whose migrations and views were built in it."""
+    from hotdb.store.connection import Store
+
+    monkeypatch.setenv("HOTDB_CACHE_DIR", str(tmp_path / "cache"))
+    Store(tmp_path / "copied.duckdb").close()
+    assert len(list((tmp_path / "cache").glob("empty-*.duckdb"))) == 1
+    (tmp_path / "not-a-folder").write_text("")
+    monkeypatch.setenv("HOTDB_CACHE_DIR", str(tmp_path / "not-a-folder" / "cache"))  # no cache: built in place
+    Store(tmp_path / "built.duckdb").close()
+    assert _catalog(tmp_path / "copied.duckdb") == _catalog(tmp_path / "built.duckdb")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no draft left behind

@@ -2,11 +2,12 @@
 
 A million calls of one model carry a few hundred distinct (kernel, argument shapes,
 layouts) signatures. For a report larger than HOTDB_STREAM_BYTES, DuckDB's own readers do the
-per-call work: a CSV is scanned twice, streaming (a JSON report is one object: it is
-read once into a table, scanned twice): once for the per-call columns (signature hash,
-time, count, device), checked, and written in file order to a temporary Parquet file,
-and once for the distinct signatures, which Python canonicalises exactly as the
-row-by-row reader does (derive.py). The reader returns a NodeTable, a description of
+per-call work: a CSV is scanned once whole, streaming (a JSON report is one object: it
+is read once into a table), for the per-call columns (signature hash, time, count,
+device), checked, and written in file order to a temporary Parquet file; then its
+beginning again, up to the first call of the last signature to appear (a profile
+repeats its kernels: a few hundred rows of a million), for one example of each distinct
+signature, which Python canonicalises exactly as the row-by-row reader does (derive.py). The reader returns a NodeTable, a description of
 where its rows are; the loader stores a node_signatures row per signature and reads the
 calls from the file into node_calls, inside its own DuckDB. No call becomes a Python
 object.
@@ -116,8 +117,9 @@ def _node_table(source: Source, con, scan: str, header: list[str], make_node, fi
 
 def _scanned(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None,
              totals: dict[str, float] | None = None) -> NodeTable:
-    """Scan the calls twice: their per-call columns into a table, in order (a call's row
-    number is its node index), and their distinct signatures, each canonicalised once.
+    """Scan the calls: their per-call columns into a table, in order (a call's row number
+    is its node index); then the rows up to the last signature's first call for one
+    example of each distinct signature, each canonicalised once.
     An error names the call's line, or where calls have no lines, its index."""
     params = {"path": str(source.path)} if "$path" in scan else {}
 
@@ -147,7 +149,8 @@ def _scanned(source: Source, con, scan: str, header: list[str], make_node, first
     # one example call per signature, its first: a bad shape is reported where it first occurs
     first_row = dict(con.execute("SELECT signature, min(rowid) FROM calls GROUP BY signature").fetchall())
     distinct = con.execute(_sql("report_signatures", signature=signature, scan=scan,
-                                values=", ".join(f"any_value({_ident(c)})" for c in keyed)), params).fetchall()
+                                values=", ".join(f"any_value({_ident(c)})" for c in keyed)),
+                           {**params, "rows": max(first_row.values()) + 1}).fetchall()
     signatures = {}
     for sig, *values in sorted(distinct, key=lambda found: first_row[found[0]]):
         call = dict(zip(keyed, values))

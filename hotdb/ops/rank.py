@@ -12,7 +12,7 @@ from hotdb.store.database import Database, query
 
 def top(database: Database, *, by: str = "task", coverage: float | None = None, run: str | None = None,
         model: str | None = None, all_models: bool = False, weights: dict[str, float] | None = None,
-        share_of: str = "tunable", projected: bool = False) -> Result:
+        share_of: str = "tunable", projected: bool = False, totals: bool = True) -> Result:
     """Rows ranked by time with share and cumulative share; with `coverage`, the fewest
     rows whose cumulative share reaches it. With `projected`, tasks ranked by the time
     they will hold once the model's tuning records are applied (projected_task_times). Tasks' shares are of the run's tunable kernel
@@ -39,8 +39,11 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
     if projected and (by != "task" or share_of != "tunable"):
         raise UsageError("a projected ranking ranks tasks by their share of the projected tunable time")
     with database.reader() as store:
-        run_id, label = resolve_run(store, run, model)
-        artifacts = query(store, "run_artifacts", {"run_id": run_id}).records()[0]
+        artifacts = query(store, "run_context", {"label": run, "model": model}).records()
+        if not artifacts:
+            resolve_run(store, run, model)  # raises, saying which run there is not
+        artifacts = artifacts[0]
+        run_id, label = artifacts.pop("run_id"), artifacts.pop("label")
         if by == "task" and not artifacts["has_tasks"] and not projected:
             by = "op"  # a profile alone: its kernel families answer, and the notes say what would add tasks
         params = {"run_id": run_id, "coverage_pct": coverage}
@@ -50,8 +53,8 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
             del params["basis"]
         result = query(store, "top_projected" if projected else f"top_{by}", params, run=label, by=by,
                        coverage=coverage, share_of=share_of if by == "task" else "run", projected=projected)
-        totals = query(store, "run_facts", {"run_id": run_id}).records()[0]
-    result.facts.update(totals)
+        if totals:
+            result.facts.update(query(store, "run_facts", {"run_id": run_id}).records()[0])
     result.facts.update(artifacts, asked_by=asked_by)
     result.facts["reached_pct"] = reached_pct(result)
     return result

@@ -8,10 +8,13 @@ COMMENT ON VIEW / COLUMN so that any DuckDB client sees the documentation.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import secrets
+import shutil
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -80,16 +83,19 @@ def latest_schema_version() -> int:
 
 class Store:
     """One open database. Use as a context manager; close() releases the file lock. A
-    read-only store is `check`ed: of this hotdb's schema, with its views (in memory)."""
+    read-only store is `check`ed: of this hotdb's schema, with its views (in memory). A new
+    file starts as a copy of the `template` (empty_database), when the cache holds one."""
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False,
-                 check: bool = True):
+                 check: bool = True, template: bool = True):
         self.path = Path(path) if path is not None else default_path()
         if not create and str(self.path) != ":memory:" and not self.path.exists():
             raise DatabaseError(f"no database at {self.path}; run `hotdb ingest` first, or pass --db / set HOTDB_DB")
         # readers share the file and never change it: an older database is refused with what
         # to run, another hotdb's views are replaced in this connection's memory only
         read_only = read_only and str(self.path) != ":memory:"
+        if create and template and not read_only and str(self.path) != ":memory:" and not self.path.exists():
+            _copy_empty(self.path)
         self.con = _connect(self.path, read_only=read_only)
         try:
             if read_only and check and not self._current():
@@ -103,11 +109,16 @@ class Store:
             raise
 
     def _current(self) -> bool:
-        """Schema and views are those of this hotdb (a newer schema is refused later, in migrate)."""
-        if self.schema_version() != latest_schema_version():
+        """Schema and views are those of this hotdb (a newer schema is refused later, in
+        migrate). One query: every read opens the file, and each query costs a command's
+        start a few ms (bench/cli_start.py); a file without hotdb's tables is not current."""
+        try:
+            version, digest = self.con.execute(
+                "SELECT (SELECT max(version) FROM schema_migrations), "
+                "(SELECT value FROM hotdb_meta WHERE key = 'views_sha256')").fetchall()[0]
+        except duckdb.CatalogException:
             return False
-        current = self.con.execute("SELECT value FROM hotdb_meta WHERE key = 'views_sha256'").fetchall()
-        return bool(current) and current[0][0] == views_digest()
+        return version == latest_schema_version() and digest == views_digest()
 
     def __enter__(self) -> "Store":
         return self
@@ -253,3 +264,45 @@ def _dependency_order(views: list) -> list:
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def empty_database() -> Path | None:
+    """An empty database of this hotdb's schema, views and macros, made once per version
+    in the user's cache (HOTDB_CACHE_DIR, else $XDG_CACHE_HOME/hotdb): a new database file
+    starts as a copy of it (building the schema and views took 0.2 s of an ingest into a
+    new file, bench/ingest.py), and a lake's reader opens it read-only (0.27 s a command).
+    None when the cache cannot be written."""
+    from hotdb.version import __version__
+
+    # DuckDB's version too: a file another DuckDB wrote may be one this one cannot open
+    name = f"empty-{__version__}-{duckdb.__version__}-{latest_schema_version()}-{views_digest()[:16]}.duckdb"
+    path = limits.cache_dir() / name
+    if path.is_file():
+        return path
+    draft = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Store(draft, template=False).close()
+        os.replace(draft, path)  # whole or not at all; processes racing to make it each make their own
+    except (OSError, duckdb.Error, DatabaseError):
+        with contextlib.suppress(OSError):  # the folder may be what could not be made
+            draft.unlink(missing_ok=True)
+        return None
+    return path
+
+
+def _copy_empty(path: Path) -> None:
+    """A new database file at `path` as a copy of empty_database(), put in place whole
+    (a link, which fails where another process made the file first); left to DuckDB to
+    create when there is no template or the folder takes no link."""
+    template = empty_database()
+    if template is None or not path.parent.is_dir():
+        return
+    draft = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+    try:
+        shutil.copyfile(template, draft)
+        os.link(draft, path)
+    except OSError:
+        pass  # made by another process meanwhile, or no links here: opened (or created) as it is
+    finally:
+        draft.unlink(missing_ok=True)

@@ -33,7 +33,6 @@ once, in schema/.
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -48,8 +47,7 @@ from hotdb.errors import DatabaseError, UsageError
 from hotdb.failpoints import failpoint
 from hotdb.resources import sql, sql_names
 from hotdb.store import delta, lake_lease
-from hotdb.store.connection import Store
-from hotdb.version import __version__
+from hotdb.store.connection import Store, empty_database
 
 # tables of the schema that hold no data of a model: the database's own bookkeeping
 _NOT_DATA = ("schema_migrations", "hotdb_meta", "family_compat")
@@ -67,7 +65,7 @@ def tables() -> dict[str, str | None]:
     """Every data table of the schema, with the column that ties its rows to an ingest
     (None: rows shared by every ingest that meets them, e.g. workloads)."""
     columns: dict[str, set[str]] = {}
-    template = _template()
+    template = empty_database()
     with Store(template, create=False, read_only=True) if template else Store(":memory:") as store:
         for table, column in store.con.execute(sql("lake", "schema_tables")).fetchall():
             if table not in _NOT_DATA:
@@ -213,7 +211,7 @@ class Lake:
 
     def reader(self, external_access: bool = True) -> Store:
         """A database whose tables are views over the lake's committed rows: this hotdb's
-        empty schema (_template), each table overlaid by a temporary view. Without
+        empty schema (connection.empty_database), each table overlaid by a temporary view. Without
         `external_access` the views read Arrow datasets, so that a connection that may
         open no file (hotdb sql) still reads them."""
         if self.local is not None and not self.local.is_dir():
@@ -223,7 +221,7 @@ class Lake:
             store = Store(":memory:")
             legacy.fill(store, tables(), table_sql)
             return store
-        template = _template()
+        template = empty_database()
         store = Store(template, create=False, read_only=True) if template else Store(":memory:")
         try:
             commits = [commit for commit, _ in self._commit_rows(self._log())]
@@ -451,29 +449,6 @@ class Lake:
             folder.rmdir()
         staging.rename(folder)
         return counts
-
-def _template() -> Path | None:
-    """An empty database of this hotdb's schema, views and macros, made once per version
-    in the user's cache (HOTDB_CACHE_DIR, else $XDG_CACHE_HOME/hotdb): a reader opens it
-    read-only instead of building the schema in memory (0.27 s a command, measured).
-    None when the cache cannot be written."""
-    from hotdb.store.connection import latest_schema_version, views_digest
-
-    cache = limits.cache_dir()
-    # DuckDB's version too: a file another DuckDB wrote may be one this one cannot open
-    path = Path(cache) / f"reader-{__version__}-{duckdb.__version__}-{latest_schema_version()}-{views_digest()[:16]}.duckdb"
-    if path.is_file():
-        return path
-    draft = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        Store(draft).close()
-        os.replace(draft, path)  # whole or not at all; readers racing to make it each make their own
-    except (OSError, duckdb.Error, DatabaseError):
-        draft.unlink(missing_ok=True)
-        return None
-    return path
-
 
 class Attempts:
     """How long a writer keeps trying: as long as other writers make progress, and

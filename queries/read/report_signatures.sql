@@ -1,5 +1,9 @@
--- The large-file report reader, scan 2: one example of each distinct signature.
+-- The large-file report reader, scan 2: one example of each distinct signature, read
+-- from the calls before $rows only (the last signature's first call is the row before it:
+-- a profile repeats its kernels, so this scan stops near the file's start).
 -- Placeholders: {signature} as in report_calls.sql, {values} the signature columns (each
 -- any_value(...)), {scan} the report.
+--
+-- @param rows  how many calls, from the first, hold every signature
 SELECT {signature} AS signature, {values}
-FROM {scan} GROUP BY ALL
+FROM (SELECT * FROM {scan} LIMIT $rows) GROUP BY ALL
