@@ -41,6 +41,7 @@ def ingest_both(tmp_path: Path, monkeypatch, path: Path) -> tuple[dict, dict]:
     """What the file stores read whole, and streamed."""
     monkeypatch.setattr(rows.ArrowRows, "CHUNK", 7)
     monkeypatch.setattr(rows.Samples, "CHUNK", 5)
+    monkeypatch.setattr(rows.IrCallList, "SPILL_AFTER", 10)  # calls beyond 10 go to a Parquet file
     out = []
     for streamed in (False, True):
         if streamed:
@@ -157,3 +158,17 @@ def test_streamed_lines_are_the_lines_of_the_whole_text(text, cuts, encoding):
 
     got = list(stream_lines(chunks, encoding_of(data), 10**6, error))
     assert got == list(enumerate(text.splitlines(), start=1))
+
+
+def test_a_call_of_a_byoc_function_defined_after_it_has_its_compiler(tmp_path, monkeypatch):
+    ty = "/* ty=Tensor[(1, 8), float32] */"
+    path = tmp_path / "byoc.relay.txt"
+    path.write_text("def @main(%x: Tensor[(1, 8), float32]) {\n"
+                    + "".join(f"  %{i} = nn.relu(%x) {ty};\n" for i in range(30))
+                    + f"  @tvmgen_default_cutlass_main_0(%29) {ty}\n}}\n\n"
+                    "def @tvmgen_default_cutlass_main_0(%y: Tensor[(1, 8), float32], Compiler=\"cutlass\") {\n"
+                    f"  nn.relu(%y) {ty}\n}}\n")
+    whole, streamed = ingest_both(tmp_path, monkeypatch, path)
+    assert whole == streamed
+    assert [(call[3], call[-3]) for call in streamed["ir_calls"] if call[-3]] == [
+        ("@tvmgen_default_cutlass_main_0", "cutlass"), ("nn.relu", "cutlass")]

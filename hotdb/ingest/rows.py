@@ -161,7 +161,7 @@ class ArrowRows(Sequence):
             self._framed += len(self._rows)
             self._rows = []
 
-    def frames(self) -> list:
+    def frames(self):
         """The rows as Arrow tables of at most CHUNK rows each (the loader inserts them so)."""
         self._flush()
         return list(self._frames)
@@ -170,8 +170,8 @@ class ArrowRows(Sequence):
         """Every row as one Arrow table."""
         import pyarrow as pa
 
-        self._flush()
-        return pa.concat_tables(self._frames) if self._frames else row_frame(self._source, [], self._schema)
+        frames = list(self.frames())
+        return pa.concat_tables(frames) if frames else row_frame(self._source, [], self._schema)
 
     def __len__(self) -> int:
         return self._framed + len(self._rows)
@@ -180,20 +180,19 @@ class ArrowRows(Sequence):
         return len(self) > 0
 
     def __iter__(self):
-        for frame in self._frames:
+        for frame in self.frames():
             for values in frame.to_pylist():
                 yield self._row_class(**values)
-        yield from self._rows
 
     def __getitem__(self, index):
         if isinstance(index, slice):
             return list(self)[index]
         index = range(len(self))[index]  # IndexError beyond the end
-        for frame in self._frames:
+        for frame in self.frames():
             if index < len(frame):
                 return self._row_class(**frame.slice(index, 1).to_pylist()[0])
             index -= len(frame)
-        return self._rows[index]
+        raise IndexError(index)
 
 
 class NodeList(ArrowRows):
@@ -204,23 +203,66 @@ class NodeList(ArrowRows):
 
 
 class IrCallList(ArrowRows):
-    """A model's IR calls, kept as Arrow while read (ir_call_schema())."""
+    """A model's IR calls, kept as Arrow while read (ir_call_schema()); beyond SPILL_AFTER
+    rows in an anonymous temporary Parquet file (gone once closed): a GiB of Relay text
+    holds millions of calls, ~0.15 KB each as Arrow, more than an input may take. Read
+    (`frames`) once every call is appended."""
+
+    SPILL_AFTER = 2**18
 
     def __init__(self, source) -> None:
         super().__init__(source, IrCallRow, ir_call_schema())
+        self._spill = None  # (file, ParquetWriter or None once closed)
+        self._spilled = 0
+        self._external: dict[str, str] = {}
+
+    def _flush(self) -> None:
+        super()._flush()
+        if self._framed - self._spilled > self.SPILL_AFTER:
+            import tempfile
+
+            import pyarrow.parquet as pq
+
+            if self._spill is None:
+                file = tempfile.TemporaryFile()
+                self._spill = (file, pq.ParquetWriter(file, self._schema))
+            for frame in self._frames:
+                self._spill[1].write_table(frame)
+                self._spilled += len(frame)
+            self._frames = []
+
+    def frames(self):
+        self._flush()
+        if self._spill is not None:
+            import pyarrow.parquet as pq
+
+            file, writer = self._spill
+            if writer is not None:  # the rows are all read: the file is complete
+                writer.close()
+                self._spill = (file, None)
+            file.seek(0)
+            spilled = pq.ParquetFile(file)
+            for group in range(spilled.num_row_groups):
+                yield self._compilers(spilled.read_row_group(group))
+        for frame in self._frames:
+            yield self._compilers(frame)
 
     def fill_compilers(self, external: dict[str, str]) -> None:
         """Set the compiler of each call of a BYOC function (`external`: its name and
-        compiler) that was defined after the call was read."""
+        compiler) that was defined after the call was read (as the rows are given)."""
+        self._external = dict(external)
+
+    def _compilers(self, frame):
+        if not self._external:
+            return frame
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        self._flush()
-        names = pa.array(list(external), type=pa.string())
-        compilers = pa.array(list(external.values()), type=pa.string())
+        names = pa.array(list(self._external), type=pa.string())
+        compilers = pa.array(list(self._external.values()), type=pa.string())
         at = self._schema.get_field_index("compiler")
-        self._frames = [frame.set_column(at, "compiler", pc.coalesce(frame["compiler"], pc.take(
-            compilers, pc.index_in(frame["primfunc"], value_set=names)))) for frame in self._frames]
+        return frame.set_column(at, "compiler", pc.coalesce(frame["compiler"], pc.take(
+            compilers, pc.index_in(frame["primfunc"], value_set=names))))
 
 
 class Samples:
