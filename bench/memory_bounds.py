@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 MiB = 2**20
@@ -30,11 +31,44 @@ def make(path: Path, decompressed: int, chunk: bytes) -> Path:
     return path
 
 
-def peak(folder: Path, path: Path, *extra: str) -> tuple[int, float, int, str]:
+def repeated(path: Path, size: int, head: bytes, block: bytes, tail: bytes = b"") -> Path:
+    """A text of about `size` bytes: `head`, `block` repeated, `tail` (written as 16 MiB
+    writes of the block repeated, so that a GiB takes seconds)."""
+    batch = block * max(1, 16 * MiB // len(block))
+    with path.open("wb") as out:
+        out.write(head)
+        written = len(head)
+        while written + len(batch) <= size:
+            out.write(batch)
+            written += len(batch)
+        out.write(block * ((size - written) // len(block)) + tail)
+    return path
+
+
+def debug_log(path: Path, size: int) -> Path:
+    """A graph runtime debug log (TVM 0.6/0.7 form) of 100 kernels, run again and again:
+    ~20 million samples a GiB."""
+    ops = b"".join(b"Op #%d fused_nn_conv2d_add_relu_%d: %d.5 us/iter\n" % (i, i, 100 + i) for i in range(100))
+    return repeated(path, size, b"", ops)
+
+
+def relay_text(path: Path, size: int) -> Path:
+    """One Relay function whose body repeats a conv2d-add-relu block: ~3 million IR calls
+    a GiB, each a row to store."""
+    ty = "/* ty=Tensor[(1, 64, 56, 56), float32] */"
+    head = ("def @main(%data: Tensor[(1, 64, 56, 56), float32], %w: Tensor[(64, 64, 3, 3), float32], "
+            f"%b: Tensor[(64, 1, 1), float32]) -> Tensor[(1, 64, 56, 56), float32] {{\n  %2 = nn.relu(%data) {ty};\n")
+    block = (f"  %0 = nn.conv2d(%2, %w, padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3]) {ty};\n"
+             f"  %1 = add(%0, %b) {ty};\n  %2 = nn.relu(%1) {ty};\n")
+    return repeated(path, size, head.encode(), block.encode(), b"  %2\n}\n")
+
+
+def peak(folder: Path, path: Path, *extra: str, env: dict | None = None) -> tuple[int, float, int, str]:
     """(exit code, seconds, peak RSS MiB, first line of stderr) of one ingest."""
     started = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(folder / f"{path.name}.duckdb"), "ingest",
-                             str(path), *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             str(path), *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
     _, status, usage = os.wait4(proc.pid, 0)
     err = proc.stderr.read().strip().splitlines()
     return os.waitstatus_to_exitcode(status), time.monotonic() - started, usage.ru_maxrss // 1024, (err or [""])[0]
@@ -67,11 +101,23 @@ def made_apart(path: Path, size: int, *, rendered: bool) -> Path:
     return path
 
 
-def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+def streamed_cases(folder: Path, relay_sizes: tuple[int, ...]) -> list:
+    """Texts streamed line by line (above HOTDB_STREAM_BYTES; a Relay text below it is
+    streamed with HOTDB_STREAM_BYTES=1MiB): memory flat in the size. Each file is made
+    just before it is read, and deleted after."""
+    cases = [(f"debug log, {size // MiB} MiB, streamed", partial(debug_log, folder / f"log{size}.log", size), ())
+             for size in (256 * MiB, 2**30)]
+    return cases + [(f"Relay text, {size // MiB} MiB, streamed", partial(relay_text, folder / f"relay{size}.txt", size),
+                     {"HOTDB_STREAM_BYTES": "1MiB"}) for size in relay_sizes]
+
+
+def main(streamed_only: bool, relay_sizes: tuple[int, ...]) -> None:
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         folder = Path(tmp)
-        cases = [("baseline: debug log, 1 MiB", make(folder / "base.log.gz", MiB, LOG_LINE), ()),
-                 ("debug log, 64 MiB (the default limit)", make(folder / "log64.log.gz", 64 * MiB, LOG_LINE), ()),
+        base = [("baseline: debug log, 1 MiB", make(folder / "base.log.gz", MiB, LOG_LINE), ())]
+        if streamed_only:
+            return table(folder, base + streamed_cases(folder, relay_sizes))
+        cases = base + [("debug log, 64 MiB (the default limit)", make(folder / "log64.log.gz", 64 * MiB, LOG_LINE), ()),
                  ("gzip bomb, 1 GiB of zeros", make(folder / "b1.log.gz", 2**30, b"\0"), ()),
                  ("gzip bomb, 8 GiB of zeros", make(folder / "b8.log.gz", 8 * 2**30, b"\0"), ()),
                  ("one AutoTVM line of 48 MiB", make(folder / "line.log.gz", 48 * MiB, b'{"input": ["llvm", '),
@@ -81,18 +127,32 @@ def main() -> None:
                   made_apart(folder / "paste16.txt", 16 * MiB, rendered=True), ()),
                  ("debug table amid prose, 64 MiB (the default limit)",
                   made_apart(folder / "table64.txt", 64 * MiB - 4096, rendered=False), ())]
-        base_mib = None
-        print("| input | compressed | exit | seconds | peak RSS (MiB) | ratio to baseline | what hotdb said |")
-        print("|---|---|---|---|---|---|---|")
-        for name, path, extra in cases:
-            code, seconds, mib, said = peak(folder, path, *extra)
-            base_mib = base_mib or mib
-            size = f"{path.stat().st_size / MiB:.2f} MiB" if path.is_file() else "-"
-            print(f"| {name} | {size} | {code} | {seconds:.1f} | {mib} | {mib / base_mib:.2f} | {said[:90]} |")
+        table(folder, cases + streamed_cases(folder, relay_sizes))
+
+
+def table(folder: Path, cases: list) -> None:
+    """Each case ingested in a fresh process, a row of the table as it ends; a streamed
+    text is deleted once measured (a GiB each)."""
+    base_mib = None
+    print("| input | compressed | exit | seconds | peak RSS (MiB) | ratio to baseline | what hotdb said |")
+    print("|---|---|---|---|---|---|---|")
+    for name, path, extra in cases:
+        made = path() if callable(path) else path
+        env = extra if isinstance(extra, dict) else None
+        code, seconds, mib, said = peak(folder, made, *(() if env else extra), env=env)
+        base_mib = base_mib or mib
+        size = f"{made.stat().st_size / MiB:.2f} MiB" if made.is_file() else "-"
+        print(f"| {name} | {size} | {code} | {seconds:.1f} | {mib} | {mib / base_mib:.2f} | {said[:90]} |", flush=True)
+        if callable(path):
+            made.unlink()
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--table"]:
         table_text(Path(sys.argv[2]), int(sys.argv[3]), rendered=bool(sys.argv[4]))
     else:
-        main()
+        # --streamed: the baseline and the streamed texts only; --relay-mib 16,64: the
+        # Relay sizes (its parser reads ~2,000 statements a second: a GiB takes hours)
+        args = sys.argv[1:]
+        sizes = args[args.index("--relay-mib") + 1] if "--relay-mib" in args else "16,64"
+        main("--streamed" in args, tuple(int(n) * MiB for n in sizes.split(",")))

@@ -7,9 +7,9 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_LAKE_RETENTION   seconds `lake compact` keeps what a writer or reader may still use; 3600
     HOTDB_LAKE_AUTO_COMPACT a lake writer compacts once the commit log has this many files (0: never); 16
     HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
-    HOTDB_STREAM_BYTES     reports larger than this are streamed by DuckDB, not read into memory; 64MiB
+    HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: reports by DuckDB, debug logs and Relay text line by line; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
-    HOTDB_MAX_STREAM_BYTES the largest report DuckDB streams; 16GiB
+    HOTDB_MAX_STREAM_BYTES the largest file streamed; 16GiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
     HOTDB_MAX_FILES        the most files one ingest reads (a folder counts the files in it); 2000
     HOTDB_TUNE_STALL       seconds a tune may go without a batch coming back before it is stopped (0: the trial limits decide); 0
@@ -100,12 +100,13 @@ def sql_timeout_s() -> float:
 
 
 def stream_bytes() -> int:
+    # 0 streams every file a streaming format reads (tests do, to compare with a whole read)
     return _bytes("HOTDB_STREAM_BYTES", 64 * MiB, 0)
 
 
 def max_stream_bytes() -> int:
     # a report of a million calls is ~0.2 GB; a file of more than 16 GiB is a mistake (or
-    # a sparse file of holes) that DuckDB would scan for minutes
+    # a sparse file of holes) that DuckDB would scan, or a reader read line by line, for minutes
     return _bytes("HOTDB_MAX_STREAM_BYTES", 16 * 2**30, MiB)
 
 

@@ -13,6 +13,7 @@ import os
 import stat
 import threading
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Protocol
 
 from hotdb import limits
 from hotdb.errors import ParseError
+from hotdb.ingest.lines import encoding_of, stream_lines
 from hotdb.ingest.rows import Parsed
 
 SNIFF_BYTES = 64 * 1024
@@ -137,12 +139,7 @@ class Source:
     @cached_property
     def text(self) -> str:
         data = self.content
-        for bom, encoding in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
-                              (codecs.BOM_UTF16_BE, "utf-16")):
-            if data.startswith(bom):
-                break
-        else:
-            encoding = "utf-8"
+        encoding = encoding_of(data)
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError as exc:
@@ -164,6 +161,28 @@ class Source:
             raise ParseError(self.path, number, f"a line of more than {limit:,} characters; set HOTDB_MAX_LINE_BYTES "
                                                 "to raise the limit")
         return lines
+
+    def iter_lines(self) -> Iterator[tuple[int, str]]:
+        """(1-based number, line) of each line, the same as `lines`: held in memory for a
+        small source, read from the file as a stream for a large one (lines.py), so that
+        a reader that takes its lines one by one reads files up to HOTDB_MAX_STREAM_BYTES
+        in memory that does not grow with them. The one way a streaming reader reads."""
+        if self.streamed_size is None:
+            yield from enumerate(self.lines, start=1)
+            return
+        yield from stream_lines(self._chunks(), encoding_of(self.data), limits.max_line_bytes(), self.error)
+
+    def _chunks(self) -> Iterator[bytes]:
+        """The file's bytes in chunks, up to the size it had when read: the hash, taken
+        meanwhile, is of the same bytes if the file grows."""
+        left = self.size
+        try:
+            with open_input(self.path) as handle:
+                while left > 0 and (chunk := read_some(handle, min(MiB_CHUNK, left))):
+                    left -= len(chunk)
+                    yield chunk
+        except OSError as exc:
+            raise cannot_read(self.path, exc) from None
 
     @cached_property
     def head(self) -> str:
@@ -237,8 +256,8 @@ def cannot_read(path: Path, exc: OSError) -> ParseError:
 
 def _too_large(path: Path, what: str) -> ParseError:
     return ParseError(path, None, f"{what} more than {limits.max_read_bytes():,} bytes, the most hotdb reads into memory; "
-                                  "set HOTDB_MAX_READ_BYTES to raise the limit (large reports in CSV or JSON are "
-                                  "streamed without it when not compressed)")
+                                  "set HOTDB_MAX_READ_BYTES to raise the limit (large reports in CSV or JSON, debug "
+                                  "logs and Relay text are streamed without it when not compressed)")
 
 
 def _read(path: Path) -> bytes:

@@ -18,11 +18,12 @@ from a log is matched by name only, or with a graph JSON of the same build.
 from __future__ import annotations
 
 import re
+from array import array
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow
-from hotdb.ingest.text import line_ranges, line_runs
+from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, Samples
+from hotdb.ingest.text import LineRuns, line_runs
 
 _ITERATION = re.compile(r"(?:^|:\s)Iteration:\s*(\d+)\s*$")
 _OP_TIMED = re.compile(r"(?:^|\s)Op #(\d+)\s+(\S+?):\s*([0-9.eE+-]+)\s*us/iter\s*$")
@@ -46,11 +47,13 @@ class DebugLog:
                                                or _ITER_TIMED.search(line) or _ITERATION.search(line)))
 
     def parse(self, source: Source) -> Parsed:
-        samples: dict[int, list[float]] = {}
+        """Read line by line (`iter_lines`: a large log is streamed); what is kept grows
+        with the kernels and their samples (8 bytes each), not with the lines."""
+        samples: dict[int, array] = {}
         names: dict[int, tuple[str, int]] = {}
         current: tuple[int, str, int] | None = None  # 0.8+: the op whose iterations follow
-        skipped = []
-        for line_no, line in enumerate(source.lines, start=1):
+        skipped = LineRuns()
+        for line_no, line in source.iter_lines():
             text = line.rstrip()
             if m := _OP_TIMED.search(text):
                 op, name, value = int(m.group(1)), m.group(2), m.group(3)
@@ -61,19 +64,19 @@ class DebugLog:
             elif (m := _ITER_TIMED.search(text)) and current is not None:
                 self._sample(source, line_no, samples, names, current[0], current[1], m.group(2))
             elif text.strip() and not _ITERATION.search(text):
-                skipped.append(line_no)
+                skipped.add(line_no)
         if not samples:
             raise source.error(None, "no timed kernels: expected 'Op #<n> <name>: <t> us/iter' lines")
-        parsed = Parsed(role="profile", run=RunInfo(variant="debug log"))
+        parsed = Parsed(role="profile", run=RunInfo(variant="debug log"), samples=Samples())
         for index, op in enumerate(sorted(samples)):
             name, line_no = names[op]
-            times = samples[op]
+            times = samples.pop(op)
             parsed.nodes.append(derive(NodeRow(node_index=index, node_name=name, func_name=name,
                                         time_us=sum(times) / len(times), line_no=line_no)))
-            parsed.samples.extend(SampleRow(index, k, t) for k, t in enumerate(times))
+            parsed.samples.add(index, times)
         if skipped:
             parsed.warnings.append(f"{source.name}: {len(skipped)} lines are not kernel times and were skipped "
-                                   f"(lines {line_ranges(skipped)})")
+                                   f"(lines {skipped})")
         return parsed
 
     @staticmethod
@@ -88,4 +91,6 @@ class DebugLog:
         if known[0] != name:
             raise source.error(line_no, f"Op #{op} is {known[0]} at line {known[1]} and {name} here: "
                                         "the log mixes two models; ingest them separately")
-        samples.setdefault(op, []).append(time_us)
+        if op not in samples:
+            samples[op] = array("d")
+        samples[op].append(time_us)

@@ -36,9 +36,10 @@ from dataclasses import dataclass, field
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
+from hotdb.ingest.lines import with_last
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader, TensorType
-from hotdb.ingest.rows import IrCallRow, Parsed
-from hotdb.ingest.text import bracket_depth, line_ranges
+from hotdb.ingest.rows import IrCallList, IrCallRow, Parsed
+from hotdb.ingest.text import LineRuns, bracket_depth
 from hotdb.ingest.warnings import Warnings
 from hotdb.workload import WorkloadError, from_relay_call, relay_op_family
 from hotdb.workload.type_relations import infer
@@ -182,13 +183,21 @@ class _Block:
     headless: bool = False  # statements pasted without their function: no '{' was read
 
 
-@dataclass
+@dataclass(eq=False)
 class _Module:
+    """A module as read: its calls (None once a later module makes them moot, see
+    `_RelayParser._new_module`), and what the warnings say of them, counted as they come."""
+
     first_line: int
-    calls: list[IrCallRow] = field(default_factory=list)
+    calls: IrCallList | None
     functions: set[str] = field(default_factory=set)
     complete: bool = False  # every function it opened was closed
     headless: bool = False
+    count: int = 0  # calls read
+    anchors: int = 0  # convolution/dense calls not in a BYOC partition ...
+    missing: int = 0  # ... of which have no workload
+    first_missing: IrCallRow | None = None
+    workload_keys: set[str] = field(default_factory=set)
 
 
 class _RelayParser:
@@ -200,20 +209,19 @@ class _RelayParser:
         self.global_types: dict[str, list[TensorType] | None] = {}  # what a global function returns
         self.external: dict[str, str] = {}  # BYOC function name -> compiler
         self.modules: list[_Module] = []
-        self.outside: list[int] = []  # lines that are not Relay (prose around the IR)
+        self.outside = LineRuns()  # lines that are not Relay (prose around the IR)
         self.untyped = 0  # op calls printed without a type annotation
         self.inferred = 0  # ... whose result type hotdb inferred
         self.indent = 0  # columns before the current statement's first line
         self.piece = ""  # the part of the line being read
 
     def run(self) -> Parsed:
-        statements = list(_statements(self.source.lines))
-        for n, (line_no, indent, text) in enumerate(statements):
+        for (line_no, indent, text), last in with_last(_statements(self.source.iter_lines())):
             self.line_no, self.indent = line_no, indent
             try:
                 self._line(text)
             except ExprError as exc:
-                if n == len(statements) - 1 and bracket_depth(text) > 0 and any(m.calls for m in self.modules):
+                if last and bracket_depth(text) > 0 and any(m.count for m in self.modules):
                     # the paste ends inside a statement: what came before is whole
                     self.warnings.add("cut", line_no, f"the last statement is cut off where the text ends, skipped: "
                                       f"{self.piece[:40]!r}")
@@ -221,16 +229,13 @@ class _RelayParser:
                 raise self.source.error(line_no, f"{exc} (column {exc.column + 1})") from None
         if self.blocks and self.blocks[-1].kind != "type" and not self.blocks[0].headless:
             self.warnings.add("unclosed", None, f"function {self.blocks[0].name} is not closed with '}}': the IR may be truncated")
-        if not self.modules or not any(m.calls for m in self.modules):
+        if not self.modules or not any(m.count for m in self.modules):
             raise self.source.error(None, "no Relay calls found: expected lines like '%0 = nn.conv2d(%data, %w, ...) /* ty=Tensor[...] */;'")
         kept = self._kept()
-        for index, call in enumerate(kept.calls):
-            call.call_index = index
-            if call.primfunc in self.external and call.compiler is None:  # defined after its callers
-                call.compiler = self.external[call.primfunc]
+        if self.external:  # BYOC functions defined after their callers
+            kept.calls.fill_compilers(self.external)
         self.parsed.ir_calls = kept.calls
-        used = {c.workload_key for c in kept.calls if c.workload_key}
-        self.parsed.workloads = {k: w for k, w in self.parsed.workloads.items() if k in used}
+        self.parsed.workloads = {k: w for k, w in self.parsed.workloads.items() if k in kept.workload_keys}
         self._summarise(kept)
         self.parsed.warnings = self.warnings.lines()
         return self.parsed
@@ -238,7 +243,7 @@ class _RelayParser:
     def _kept(self) -> _Module:
         """The module read: the last complete one (a page or a paste cuts the last one short
         more often than the first), else the last with calls; the others are said."""
-        with_calls = [m for m in self.modules if m.calls]
+        with_calls = [m for m in self.modules if m.count]
         complete = [m for m in with_calls if m.complete]
         kept = (complete or with_calls)[-1]
         dropped = [m for m in with_calls if m is not kept]
@@ -256,15 +261,13 @@ class _RelayParser:
         if self.outside:
             n = len(self.outside)
             self.warnings.add("outside", None, f"{n} {'line is' if n == 1 else 'lines are'} not Relay and "
-                              f"{'was' if n == 1 else 'were'} skipped (line{'' if n == 1 else 's'} {line_ranges(self.outside)})")
-        anchors = [c for c in kept.calls if c.op_name in _CONV_DENSE and c.compiler is None]
-        missing = [c for c in anchors if c.workload_key is None]
+                              f"{'was' if n == 1 else 'were'} skipped (line{'' if n == 1 else 's'} {self.outside})")
         if self.untyped:
             self.warnings.add("inferred", None, f"{self.untyped} calls have no type annotation; the result types of "
                               f"{self.inferred} of them were inferred from their inputs and attributes")
-        if missing:
-            example = missing[0]
-            self.warnings.add("no-workload", None, f"{len(missing)} of {len(anchors)} convolution/dense/batch_matmul calls "
+        if kept.missing:
+            example = kept.first_missing
+            self.warnings.add("no-workload", None, f"{kept.missing} of {kept.anchors} convolution/dense/batch_matmul calls "
                               f"have no workload: their argument shapes are not known (first at line {example.line_no}: "
                               f"{example.op_name} with arguments {_shapes_text(example.arg_shapes)})")
 
@@ -302,7 +305,7 @@ class _RelayParser:
             top.scope[m.group(1)] = reader.type_()
             return ""
         if not _STATEMENT_START.match(text):
-            self.outside.append(self.line_no)
+            self.outside.add(self.line_no)
             return ""
         return self._statement(text)
 
@@ -315,7 +318,7 @@ class _RelayParser:
             self.blocks.append(_Block("type", "type"))
             return ""
         if _HEADLESS.match(text):
-            self.modules.append(_Module(self.line_no, headless=True))
+            self._new_module(headless=True)
             self.modules[-1].functions.add("main")
             self.blocks.append(_Block("function", "main", headless=True))
             return text
@@ -327,7 +330,7 @@ class _RelayParser:
         if text.startswith("}"):
             self.warnings.add("stray-brace", self.line_no, "'}' outside any function, skipped")
         else:
-            self.outside.append(self.line_no)
+            self.outside.add(self.line_no)
         return ""
 
     def _cut_short(self) -> None:
@@ -369,7 +372,7 @@ class _RelayParser:
         reader.expect("{", "'{' opening the function body")
         if kind == "function":
             if not self.modules or name in self.modules[-1].functions or self.modules[-1].headless:
-                self.modules.append(_Module(self.line_no))  # `main` again: a second module was pasted
+                self._new_module()  # `main` again: a second module was pasted
             self.modules[-1].functions.add(name)
             self.modules[-1].complete = False
             self.global_types[name] = returns
@@ -525,15 +528,41 @@ class _RelayParser:
                 attach_workload(self.parsed, row, workload)
             elif len(result) == 1 and result[0][0] is not None:
                 row.out_shape_logical = result[0][0]
-        self.modules[-1].calls.append(row)
+        self._keep(row)
+
+    def _keep(self, row: IrCallRow) -> None:
+        """The call, numbered in its module, and what the warnings will say of it."""
+        module = self.modules[-1]
+        row.call_index = module.count
+        module.count += 1
+        module.calls.append(row)
+        if row.workload_key:
+            module.workload_keys.add(row.workload_key)
+        if row.op_name in _CONV_DENSE and row.compiler is None:
+            module.anchors += 1
+            if row.workload_key is None:
+                module.missing += 1
+                module.first_missing = module.first_missing or row
+
+    def _new_module(self, headless: bool = False) -> None:
+        """A module begins: those before it are read, and only the one `_kept` may still
+        choose keeps its calls (a text of many modules holds at most two)."""
+        finished = [m for m in self.modules if m.count]
+        complete = [m for m in finished if m.complete]
+        keep = (complete or finished)[-1:]
+        for module in finished:
+            if module not in keep:  # identity: modules are compared as objects (eq=False)
+                module.calls = None
+        self.modules.append(_Module(self.line_no, IrCallList(self.source), headless=headless))
 
 
-def _statements(lines: list[str]):
-    """(first line number, its indentation, text) of each logical line: lines joined while
-    a bracket is open, so that a statement or signature printed over several lines is one."""
+def _statements(lines):
+    """(first line number, its indentation, text) of each logical line of the (number,
+    line) pairs: lines joined while a bracket is open, so that a statement or signature
+    printed over several lines is one."""
     buffer: list[str] = []
     start, indent, depth = 0, 0, 0
-    for line_no, line in enumerate(lines, start=1):
+    for line_no, line in lines:
         text = line.strip()
         if not buffer:
             if not text:

@@ -7,6 +7,8 @@ Field names are the table's column names (schema/); the loader adds the ids
 from __future__ import annotations
 
 import json
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -72,12 +74,28 @@ def node_schema():
     return pa.schema([pa.field(name, types.get(name, pa.string())) for name in column_names(NodeRow)])
 
 
-def node_frame(source, rows: list[NodeRow]):
-    """NodeRows as one Arrow table (node_schema()); a value no column can hold is the
-    source's error, on its row's line."""
+def ir_call_schema():
+    """IrCallRow's fields as Arrow types, those of the ir_calls columns (schema/0001, 0002)."""
     import pyarrow as pa
 
-    schema = node_schema()
+    shapes = pa.list_(pa.list_(pa.int32()))
+    texts = pa.list_(pa.string())
+    types = {"call_index": pa.int32(), "line_no": pa.int32(), "arg_kinds": texts, "arg_dtypes": texts,
+             "result_dtypes": texts, "arg_shapes": shapes, "result_shapes": shapes,
+             "out_shape_logical": pa.list_(pa.int32())}
+    return pa.schema([pa.field(name, types.get(name, pa.string())) for name in column_names(IrCallRow)])
+
+
+def node_frame(source, rows: list[NodeRow]):
+    """NodeRows as one Arrow table (node_schema())."""
+    return row_frame(source, rows, node_schema())
+
+
+def row_frame(source, rows: list, schema):
+    """Rows as one Arrow table of `schema`; a value no column can hold is the source's
+    error, on its row's line."""
+    import pyarrow as pa
+
     try:
         return pa.table({name: [getattr(row, name) for row in rows] for name in schema.names}, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
@@ -112,21 +130,23 @@ def unstorable(source, rows: list, schema) -> Exception:
     return RuntimeError("rows could not be converted to Arrow, but every value converts alone")
 
 
-class NodeList:
-    """A profile's nodes as a reader appends them, kept as Arrow tables of CHUNK rows: a
-    NodeRow costs ~1 KB as Python objects and ~0.1 KB as Arrow, so a table of a million
-    distinct kernels stays within the memory an input may take (limits.py). Appended rows
-    are final: iterating yields copies."""
+class ArrowRows(Sequence):
+    """Rows as a reader appends them, kept as Arrow tables of CHUNK rows: a NodeRow costs
+    ~1 KB as Python objects and ~0.1 KB as Arrow, so a table of a million distinct kernels,
+    or the IR calls of a streamed Relay text, stay within the memory an input may take
+    (limits.py). Appended rows are final: iterating yields copies."""
 
     CHUNK = 32768
 
-    def __init__(self, source) -> None:
+    def __init__(self, source, row_class, schema) -> None:
         self._source = source
+        self._row_class = row_class
+        self._schema = schema
         self._frames: list = []
         self._framed = 0
-        self._rows: list[NodeRow] = []
+        self._rows: list = []
 
-    def append(self, row: NodeRow) -> None:
+    def append(self, row) -> None:
         self._rows.append(row)
         if len(self._rows) >= self.CHUNK:
             self._flush()
@@ -137,28 +157,150 @@ class NodeList:
 
     def _flush(self) -> None:
         if self._rows:
-            self._frames.append(node_frame(self._source, self._rows))
+            self._frames.append(row_frame(self._source, self._rows, self._schema))
             self._framed += len(self._rows)
             self._rows = []
 
+    def frames(self):
+        """The rows as Arrow tables of at most CHUNK rows each (the loader inserts them so)."""
+        self._flush()
+        return list(self._frames)
+
     def frame(self):
-        """Every node as one Arrow table (node_schema())."""
+        """Every row as one Arrow table."""
         import pyarrow as pa
 
-        self._flush()
-        return pa.concat_tables(self._frames) if self._frames else node_frame(self._source, [])
+        frames = list(self.frames())
+        return pa.concat_tables(frames) if frames else row_frame(self._source, [], self._schema)
 
     def __len__(self) -> int:
         return self._framed + len(self._rows)
 
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
     def __iter__(self):
-        for frame in self._frames:
+        for frame in self.frames():
             for values in frame.to_pylist():
-                yield NodeRow(**values)
-        yield from self._rows
+                yield self._row_class(**values)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return list(self)[index]
+        index = range(len(self))[index]  # IndexError beyond the end
+        for frame in self.frames():
+            if index < len(frame):
+                return self._row_class(**frame.slice(index, 1).to_pylist()[0])
+            index -= len(frame)
+        raise IndexError(index)
+
+
+class NodeList(ArrowRows):
+    """A profile's nodes, kept as Arrow while read (node_schema())."""
+
+    def __init__(self, source) -> None:
+        super().__init__(source, NodeRow, node_schema())
+
+
+class IrCallList(ArrowRows):
+    """A model's IR calls, kept as Arrow while read (ir_call_schema()); beyond SPILL_AFTER
+    rows in an anonymous temporary Parquet file (gone once closed): a GiB of Relay text
+    holds millions of calls, ~0.15 KB each as Arrow, more than an input may take. Read
+    (`frames`) once every call is appended."""
+
+    SPILL_AFTER = 2**18
+
+    def __init__(self, source) -> None:
+        super().__init__(source, IrCallRow, ir_call_schema())
+        self._spill = None  # (file, ParquetWriter or None once closed)
+        self._spilled = 0
+        self._external: dict[str, str] = {}
+
+    def _flush(self) -> None:
+        super()._flush()
+        if self._framed - self._spilled > self.SPILL_AFTER:
+            import tempfile
+
+            import pyarrow.parquet as pq
+
+            if self._spill is None:
+                file = tempfile.TemporaryFile()
+                self._spill = (file, pq.ParquetWriter(file, self._schema))
+            for frame in self._frames:
+                self._spill[1].write_table(frame)
+                self._spilled += len(frame)
+            self._frames = []
+
+    def frames(self):
+        self._flush()
+        if self._spill is not None:
+            import pyarrow.parquet as pq
+
+            file, writer = self._spill
+            if writer is not None:  # the rows are all read: the file is complete
+                writer.close()
+                self._spill = (file, None)
+            file.seek(0)
+            spilled = pq.ParquetFile(file)
+            for group in range(spilled.num_row_groups):
+                yield self._compilers(spilled.read_row_group(group))
+        for frame in self._frames:
+            yield self._compilers(frame)
+
+    def fill_compilers(self, external: dict[str, str]) -> None:
+        """Set the compiler of each call of a BYOC function (`external`: its name and
+        compiler) that was defined after the call was read (as the rows are given)."""
+        self._external = dict(external)
+
+    def _compilers(self, frame):
+        if not self._external:
+            return frame
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        names = pa.array(list(self._external), type=pa.string())
+        compilers = pa.array(list(self._external.values()), type=pa.string())
+        at = self._schema.get_field_index("compiler")
+        return frame.set_column(at, "compiler", pc.coalesce(frame["compiler"], pc.take(
+            compilers, pc.index_in(frame["primfunc"], value_set=names))))
+
+
+class Samples:
+    """Repeated measurements of a profile's nodes, kept as one array('d') of times per
+    node: 8 bytes a sample, not a SampleRow's ~100 (a 1 GiB debug log holds ~20 million).
+    Stored as Arrow tables of at most CHUNK rows, made when the loader asks."""
+
+    CHUNK = 2**20
+
+    def __init__(self) -> None:
+        self._times: list[tuple[int, array]] = []
+
+    def add(self, node_index: int, times: array) -> None:
+        self._times.append((node_index, times))
+
+    def __len__(self) -> int:
+        return sum(len(times) for _, times in self._times)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __iter__(self):
+        for node_index, times in self._times:
+            for k, t in enumerate(times):
+                yield SampleRow(node_index, k, t)
 
     def __getitem__(self, index):
         return list(self)[index]
+
+    def frames(self):
+        import pyarrow as pa
+
+        for node_index, times in self._times:
+            for start in range(0, len(times), self.CHUNK):
+                part = times[start:start + self.CHUNK]
+                yield pa.table({"node_index": pa.repeat(pa.scalar(node_index, pa.int32()), len(part)),
+                                "sample_index": pa.array(range(start, start + len(part)), type=pa.int32()),
+                                "time_us": pa.Array.from_buffers(pa.float64(), len(part), [None, pa.py_buffer(part)])})
 
 
 @dataclass(slots=True)
@@ -314,8 +456,8 @@ class Parsed:
     role: str  # one of ROLES
     nodes: list[NodeRow] | NodeList = field(default_factory=list)  # a NodeList where tables may be large
     graph_nodes: list[GraphNodeRow] = field(default_factory=list)
-    samples: list[SampleRow] = field(default_factory=list)
-    ir_calls: list[IrCallRow] = field(default_factory=list)
+    samples: list[SampleRow] | Samples = field(default_factory=list)  # Samples where a log may be large
+    ir_calls: list[IrCallRow] | IrCallList = field(default_factory=list)  # an IrCallList where an IR may be large
     tasks: list[TaskRow] = field(default_factory=list)
     records: list[TuningRecordRow] = field(default_factory=list)
     workloads: dict[str, Workload] = field(default_factory=dict)

@@ -24,18 +24,43 @@ def line_runs(lines: list[str], belongs: Callable[[str], bool]) -> list[tuple[in
 
 def line_ranges(numbers: list[int], most: int = 12) -> str:
     """`1-3, 7, 10-12`: runs of consecutive line numbers (the first `most` runs)."""
-    if not numbers:
-        return ""
-    numbers = sorted(set(numbers))
-    runs, start, prev = [], numbers[0], numbers[0]
-    for n in numbers[1:] + [None]:
-        if n is not None and n == prev + 1:
-            prev = n
-            continue
-        runs.append(f"{start}" if start == prev else f"{start}-{prev}")
-        if n is not None:
-            start = prev = n
-    return ", ".join(runs[:most]) + (f", ... ({len(runs) - most} more runs)" if len(runs) > most else "")
+    runs = LineRuns(most)
+    for n in sorted(set(numbers)):
+        runs.add(n)
+    return str(runs)
+
+
+class LineRuns:
+    """Line numbers met in order, kept as `line_ranges` says them: the first `most` runs
+    and a count of the others, so that a streamed file of millions of skipped lines costs
+    a few numbers, not a list of them."""
+
+    def __init__(self, most: int = 12) -> None:
+        self.most = most
+        self.count = 0  # distinct numbers added
+        self._runs: list[tuple[int, int]] = []
+        self._more = 0  # runs beyond the first `most`
+        self._last: int | None = None
+
+    def add(self, n: int) -> None:
+        if self._last is not None and n <= self._last:
+            return  # met already (numbers come in order)
+        self.count += 1
+        if self._last is not None and n == self._last + 1:
+            if not self._more:
+                self._runs[-1] = (self._runs[-1][0], n)
+        elif len(self._runs) < self.most:
+            self._runs.append((n, n))
+        else:
+            self._more += 1
+        self._last = n
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __str__(self) -> str:
+        text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in self._runs)
+        return text + (f", ... ({self._more} more runs)" if self._more else "")
 
 
 def bracket_depth(text: str, opening: str = "([", closing: str = ")]") -> int:

@@ -5,33 +5,43 @@ from __future__ import annotations
 
 import re
 
-from hotdb.ingest.text import line_ranges
+from hotdb.ingest.text import LineRuns, line_ranges
 
 SHOWN_PER_KIND = 3
 
 
 class Warnings:
+    """A file's warnings by kind: the first few of each kept whole, the rest as a count
+    and their lines' runs (a streamed file may warn on millions of lines)."""
+
     def __init__(self, name: str, shown: int = SHOWN_PER_KIND):
         self.name = name
         self.shown = shown
         self._kinds: dict[str, list[tuple[int | None, str]]] = {}
+        self._rest: dict[str, tuple[list[int], LineRuns]] = {}  # kind: [count], lines
 
     def add(self, kind: str, line: int | None, message: str) -> None:
-        self._kinds.setdefault(kind, []).append((line, message))
+        entries = self._kinds.setdefault(kind, [])
+        if len(entries) < self.shown:
+            entries.append((line, message))
+            return
+        count, lines = self._rest.setdefault(kind, ([0], LineRuns()))
+        count[0] += 1
+        if line is not None:
+            lines.add(line)
 
     def __len__(self) -> int:
-        return sum(len(v) for v in self._kinds.values())
+        return sum(len(v) for v in self._kinds.values()) + sum(count[0] for count, _ in self._rest.values())
 
     def lines(self) -> list[str]:
         """The first few warnings of each kind, then one line saying how many more."""
         out = []
-        for entries in self._kinds.values():
-            for line, message in entries[: self.shown]:
+        for kind, entries in self._kinds.items():
+            for line, message in entries:
                 out.append(f"{self.name}:{line}: {message}" if line is not None else f"{self.name}: {message}")
-            rest = entries[self.shown:]
-            if rest:
-                where = [line for line, _ in rest if line is not None]
-                out.append(f"{self.name}: {len(rest)} more like this" + (f" (lines {line_ranges(where)})" if where else ""))
+            if kind in self._rest:
+                count, where = self._rest[kind]
+                out.append(f"{self.name}: {count[0]} more like this" + (f" (lines {where})" if len(where) else ""))
         return out
 
 
