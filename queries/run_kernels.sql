@@ -31,15 +31,25 @@ WITH graph AS (
     QUALIFY dense_rank() OVER (PARTITION BY r.run_id
                                ORDER BY (s.ingest_id = r.ingest_id) DESC, s.source_id DESC) = 1
 ),
+per_signature AS (
+    -- the calls summed per signature before the signatures' wide columns join them: a large
+    -- profile's million calls share a few hundred signatures (bench/ingest.py)
+    SELECT run_id, signature_id, count(*) AS node_count, sum(calls) AS calls, sum(time_us) AS time_us,
+           min(node_index) AS first_node_index
+    FROM node_calls
+    GROUP BY run_id, signature_id
+),
 shaped AS (
-    SELECT n.*,
-           coalesce(n.data_shape_logical, g.data_shape_logical) AS data_logical,
-           coalesce(n.weight_shape_logical, g.weight_shape_logical) AS weight_logical,
-           coalesce(n.args_flat, g.args_flat) AS args,
-           coalesce(n.kernel_hash, g.kernel_hash) AS hash
-    FROM nodes AS n
-    LEFT JOIN graph AS g ON g.run_id = n.run_id AND g.node_name = n.node_name AND g.func_name = n.func_name
-    WHERE n.output_index = 0
+    SELECT s.run_id, s.func_name, s.kernel_family, s.func_base, s.func_number, s.out_shape_logical, s.out_dtype,
+           s.is_kernel, p.node_count, p.calls, p.time_us, p.first_node_index,
+           coalesce(s.data_shape_logical, g.data_shape_logical) AS data_logical,
+           coalesce(s.weight_shape_logical, g.weight_shape_logical) AS weight_logical,
+           coalesce(s.args_flat, g.args_flat) AS args,
+           coalesce(s.kernel_hash, g.kernel_hash) AS hash
+    FROM per_signature AS p
+    JOIN node_signatures AS s USING (run_id, signature_id)
+    LEFT JOIN graph AS g ON g.run_id = s.run_id AND g.node_name = s.node_name AND g.func_name = s.func_name
+    WHERE s.output_index = 0
 )
 SELECT
     run_id,
@@ -52,11 +62,11 @@ SELECT
     END AS kernel_variant,
     any_value(func_base) AS func_base,
     any_value(func_number) AS func_number,
-    count(*) AS node_count,
+    sum(node_count)::BIGINT AS node_count,
     sum(calls) AS calls,
     sum(time_us) AS time_us,
     sum(time_us) / sum(calls) AS time_per_call_us,
-    min(node_index) AS first_node_index,
+    min(first_node_index) AS first_node_index,
     any_value(out_shape_logical) AS out_shape_logical,
     any_value(out_dtype) AS out_dtype,
     any_value(data_logical) AS data_shape_logical,
