@@ -21,6 +21,9 @@ from hotdb import Hotdb
 
 pytestmark = pytest.mark.slow
 
+# trial limits for a machine others keep busy: an MLP kernel builds in seconds on an idle
+# one, but took over the default 120 s beside three other test runs
+BUSY = ("--build-timeout", "900", "--run-timeout", "300")
 JOINED = re.compile(r"^(\d+)/(\d+) trials  (\S+): (\d+) of (\d+) measured, best .*\((\d+) s\)$", re.M)
 
 
@@ -38,8 +41,8 @@ def tuned(tmp_path_factory):
     root = tmp_path_factory.mktemp("tuned")
     db, work = root / "hotdb.duckdb", root / "tune"
     proc = hotdb_process(db, "tune", "mlp", "--coverage", "70", "--trials", "4", "--rounds", "2", "--repeat", "2",
-                         "--work-dir", work, "-f", "json", cache=root / "cache")
-    out, err = proc.communicate(timeout=900)
+                         "--work-dir", work, "-f", "json", *BUSY, cache=root / "cache")
+    out, err = proc.communicate(timeout=1800)
     return {"db": db, "work": work, "root": root, "code": proc.returncode, "out": out, "err": err}
 
 
@@ -91,7 +94,7 @@ def test_a_tune_starts_from_the_records_of_earlier_tunes(tuned, tmp_path):
     said = []
     try:
         result = api.tune("mlp", coverage=70, trials=2, max_rounds=1, repeat=1, work_dir=tmp_path / "warm",
-                          inform=said.append)
+                          inform=said.append, build_timeout_s=900, run_timeout_s=300)
     finally:
         os.environ.pop("HOTDB_CACHE_DIR") if old is None else os.environ.update(HOTDB_CACHE_DIR=old)
     warm = result.facts["rounds"][0]["warm_records"]
@@ -238,17 +241,18 @@ def test_a_killed_worker_is_said_and_ctrl_c_keeps_every_record(tmp_path):
     db, work, err = tmp_path / "hotdb.duckdb", tmp_path / "tune", tmp_path / "stderr.txt"
     with err.open("w") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "60",
-                                 "--trials", "60", "--work-dir", str(work)], stdout=subprocess.PIPE, stderr=stderr,
-                                text=True, start_new_session=True, env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path)})
+                                 "--trials", "60", "--work-dir", str(work), *BUSY], stdout=subprocess.PIPE,
+                                stderr=stderr, text=True, start_new_session=True,
+                                env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path)})
     try:
-        _wait_for(proc, err, JOINED.pattern, 300)  # a first batch landed
+        _wait_for(proc, err, JOINED.pattern, 900)  # a first batch landed
         tuner, workers = _tuner_processes(proc)
         assert tuner is not None and workers
         for worker in workers:
             worker.kill()
         assert _wait_for(proc, err, r"worker process died", 60) < 60
         os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C, as a terminal sends it to the foreground group
-        out, _ = proc.communicate(timeout=300)
+        out, _ = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -275,7 +279,7 @@ def test_a_stuck_tuner_is_stopped_and_named(tmp_path):
                                 text=True, start_new_session=True,
                                 env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path), "HOTDB_TUNE_STALL": "20"})
     try:
-        _wait_for(proc, err, r"^tuning 1 tasks", 300)
+        _wait_for(proc, err, r"^tuning 1 tasks", 900)
         tuner, workers = _tuner_processes(proc)
         stopped = [tuner, *tuner.children(recursive=True)]
         for process in stopped:
