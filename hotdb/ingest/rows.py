@@ -306,8 +306,10 @@ class NodeTable:
 class NodeFile:
     """A large graph's kernel nodes as whole rows (node_schema()'s columns) in a Parquet
     file its reader wrote, in node order: a run's nodes, and the same rows as the source's
-    graph nodes (GraphNodeRow's columns are among them). A description, like NodeTable:
-    the loader reads the file (ingest/dump_read.py writes it)."""
+    graph nodes (GraphNodeRow's columns are among them). Each row also carries its stored
+    signature's number (`signature_id`, 0, 1, ... in order of first node) and whether it
+    is that signature's first (`first`). A description, like NodeTable: the loader reads
+    the file (ingest/dump_read.py writes it)."""
 
     path: Path
     count: int

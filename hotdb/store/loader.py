@@ -163,17 +163,12 @@ def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTab
 
 
 def _insert_node_file(store: Store, run_id: int, nodes: NodeFile) -> None:
-    """A debug dump's nodes, whole rows in the reader's file: stored as parsed nodes are,
-    grouped into signatures by DuckDB (queries/load/file_nodes.sql makes the file the two
-    relations node_signatures_of.sql and node_call_rows.sql read)."""
+    """A debug dump's nodes, whole rows in the reader's file, each with its signature's
+    number: the signatures' first rows, and every row as a call."""
     store.con.read_parquet(str(nodes.path)).create_view("_node_file")
-    with scratch(store.con, views=("_node_signature_columns", "_node_call_columns", "_node_file"),
-                 tables=("_signatures",)):
-        store.con.execute(sql("load", "file_node_signatures"))
-        store.con.execute(sql("load", "file_node_calls"))
-        store.con.execute(sql("load", "node_signatures_of"))
-        store.con.execute(sql("load", "node_signature_rows"), {"run_id": run_id})
-        store.con.execute(sql("load", "node_call_rows"), {"run_id": run_id})
+    with scratch(store.con, views=("_node_file",)):
+        store.con.execute(sql("load", "file_node_signatures"), {"run_id": run_id})
+        store.con.execute(sql("load", "file_node_calls"), {"run_id": run_id})
 
 
 def _insert_graph_file(store: Store, source_id: int, nodes: NodeFile) -> None:

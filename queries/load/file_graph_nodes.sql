@@ -7,4 +7,3 @@ INSERT INTO graph_nodes BY NAME
 SELECT $source_id AS source_id, node_index, node_name, func_name, input_shapes, input_dtypes, out_shape, out_dtype,
        kernel_hash, layouts, data_shape_logical, weight_shape_logical, args_flat
 FROM _node_file
-ORDER BY node_index
