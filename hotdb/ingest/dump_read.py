@@ -41,11 +41,18 @@ def read_dump(graph: Source, trace: Source, make_node) -> NodeFile:
         _parse(con, trace, "dump_events", {})
         if not con.execute("SELECT count(*) FROM dump_events").fetchall()[0][0]:
             _check_document(con, trace, "traceEvents", 'expected {"traceEvents": [...]}')
-        con.execute(sql("read", "dump_pairs"))
-        _check_events(con, trace)
-        con.execute(sql("read", "dump_calls"))
-        _check_calls(con, graph, trace)
-        return _write(con, graph, trace, make_node)
+        try:
+            return _runs(con, graph, trace, make_node)
+        except duckdb.Error as exc:  # memory or disk, not the files: those were read above
+            raise graph.error(None, f"the dump could not be paired and written: {_first_line(exc)}") from None
+
+
+def _runs(con, graph: Source, trace: Source, make_node) -> NodeFile:
+    con.execute(sql("read", "dump_pairs"))
+    _check_events(con, trace)
+    con.execute(sql("read", "dump_calls"))
+    _check_calls(con, graph, trace)
+    return _write(con, graph, trace, make_node)
 
 
 def _parse(con, source: Source, name: str, params: dict) -> None:
@@ -57,7 +64,7 @@ def _parse(con, source: Source, name: str, params: dict) -> None:
 
 
 def _json_error(source: Source, exc: duckdb.Error):
-    text = str(exc).strip().splitlines()[0].partition("  Input: ")[0]  # not the whole input again
+    text = _first_line(exc).partition("  Input: ")[0]  # not the whole input again
     where = re.search(r"at byte (\d+)[^:]*: (.*?)\.?\s*$", text)
     if where is None:
         return source.error(None, f"expected JSON: {text.removeprefix('Invalid Input Error: ')}")
@@ -69,7 +76,8 @@ def _json_error(source: Source, exc: duckdb.Error):
 
 def _check_document(con, source: Source, key: str, message: str) -> None:
     """A file that gave no rows: an empty list is fine, a document without one is not."""
-    kinds = con.execute(sql("read", "dump_document"), {"key": key, "literal": _literal(source), **_file(source)}).fetchall()
+    literal = key == "nodes" and _literal(source)  # only the graph was ever written as a string
+    kinds = con.execute(sql("read", "dump_document"), {"key": key, "literal": literal, **_file(source)}).fetchall()
     if not kinds or kinds[0][0] != "OBJECT":
         raise source.error(None, "expected a JSON object")
     if kinds[0][1] != "ARRAY":
@@ -141,6 +149,10 @@ def _unstorable_node(con, graph: Source, by_number: dict):
     as when every node was a row."""
     order = con.execute("SELECT signature FROM dump_calls WHERE kernel ORDER BY node_index").fetchall()
     return unstorable(graph, [by_number[number] for (number,) in order], node_schema())
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0]
 
 
 def _decoded(text: str | None):
