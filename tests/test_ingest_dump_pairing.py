@@ -99,3 +99,27 @@ def test_a_trace_run_twice_stores_each_node_once_with_two_calls(cli, tmp_path):
                         "(SELECT count(*) FROM node_calls) AS calls, (SELECT count(*) FROM graph_nodes) AS graph",
                  "-f", "json").json()
     assert counts == [{"signatures": 26, "calls": 52, "graph": 52}]
+
+
+DUMP = DATA / "debug-dump/vgg16/tvmdbg_vgg16/_tvmdbg_device_CPU_0"
+edit = st.tuples(st.floats(0, 1), st.integers(0, 20),
+                 st.sampled_from([b"", b'"x"', b"null", b"1e400", b"[]", b"{}", b"-1", b"3000000000", b"]", b","]))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(member=st.sampled_from(["_tvmdbg_graph_dump.json", "_tvmdbg_execution_trace.json"]),
+       edits=st.lists(edit, min_size=1, max_size=3))
+def test_damaged_dumps_are_parse_errors(member, edits):
+    """Whatever DuckDB makes of a damaged file, the reader says it as a ParseError."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "_tvmdbg_device_CPU_0"
+        shutil.copytree(DUMP, folder)
+        data = bytearray((folder / member).read_bytes())
+        for where, cut, text in edits:
+            at = int(where * len(data))
+            data[at:at + cut] = text
+        (folder / member).write_bytes(bytes(data))
+        try:
+            DebugDump().parse(Source.read(folder))
+        except ParseError:
+            pass
