@@ -13,6 +13,7 @@ DuckDB file. ratio = DuckDB's seconds / hotdb's seconds (goal >= 0.5). Peak memo
 (max RSS) is measured in a child process per reader, on a CSV larger than --big-gb.
 
     python bench/ingest.py [--calls 1000000] [--dump-nodes 200000] [--big-gb 1.1] [--repeat 3]
+                           [--only csv|json|dump]
 """
 
 from __future__ import annotations
@@ -203,14 +204,16 @@ def main() -> None:
     parser.add_argument("--big-gb", type=float, default=1.1, help="size of the peak-memory CSV; 0 skips it")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--peak-only", action="store_true", help="only the peak-memory run")
+    parser.add_argument("--only", choices=("csv", "json", "dump"), default=None, help="time one input only")
     parser.add_argument("--work", type=Path, default=None, help="folder for the generated files (default: a temp dir)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         work = Path(tmp)
-        inputs = [] if args.peak_only else [
-            ("report CSV", "csv", write_csv(work / "report.csv", args.calls), args.calls),
-            ("report JSON", "json", write_json(work / "report.json", args.calls), args.calls),
-            ("debug dump", "dump", write_dump(work / "dump", args.dump_nodes), args.dump_nodes)]
+        writers = [("report CSV", "csv", lambda: write_csv(work / "report.csv", args.calls), args.calls),
+                   ("report JSON", "json", lambda: write_json(work / "report.json", args.calls), args.calls),
+                   ("debug dump", "dump", lambda: write_dump(work / "dump", args.dump_nodes), args.dump_nodes)]
+        inputs = [] if args.peak_only else [(title, kind, write(), calls) for title, kind, write, calls in writers
+                                            if args.only in (None, kind)]
         if inputs:
             print("| input | calls | size (MB) | hotdb ingest (s) | DuckDB read into a table (s) | ratio |")
             print("|---|---|---|---|---|---|")
@@ -224,7 +227,7 @@ def main() -> None:
             if path.is_dir():
                 continue
             path.unlink()
-        if args.big_gb > 0:
+        if args.big_gb > 0 and args.only is None:
             probe = write_csv(work / "probe.csv", 10_000)
             per_call = probe.stat().st_size / 10_000
             probe.unlink()

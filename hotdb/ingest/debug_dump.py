@@ -20,8 +20,8 @@ import json
 
 from hotdb.ingest.base import DUMP_FILES, Source
 from hotdb.ingest.derive import derive
-from hotdb.ingest.graph_json import load_json_value
-from hotdb.ingest.rows import GraphNodeRow, NodeRow, Parsed, RunInfo
+from hotdb.ingest.dump_read import read_dump
+from hotdb.ingest.rows import NodeRow, Parsed, RunInfo
 
 
 class DebugDump:
@@ -34,88 +34,24 @@ class DebugDump:
         return any(name == DUMP_FILES[0] for name, _ in source.members)
 
     def parse(self, source: Source) -> Parsed:
-        graph_source = source.member(DUMP_FILES[0])
-        trace_source = source.member(DUMP_FILES[1])
-        graph = _load(graph_source)
-        nodes = graph.get("nodes")
-        if not isinstance(nodes, list):
-            raise graph_source.error(None, "expected a graph dump with a \"nodes\" list", field="nodes")
-        by_name = {}
-        for i, node in enumerate(nodes):
-            if not isinstance(node, dict) or "name" not in node:
-                raise graph_source.error(None, "expected a node object with a name", field=f"nodes[{i}]")
-            by_name[node["name"]] = node
-        times = _durations(trace_source)
-        parsed = Parsed(role="profile", run=RunInfo(variant="debug dump", device=_device(source)))
-        derived: dict = {}  # a large graph repeats a few hundred signatures
-        layouts_json: dict = {}
-        for name, begin, duration in times:
-            node = by_name.get(name)
-            if node is None:
-                raise trace_source.error(None, f"trace event for node {name!r}, which the graph dump does not have", field="traceEvents")
-            if node.get("op") in ("param", "null"):
-                continue
-            inputs = node.get("inputs") or []
-            try:
-                input_shapes = [list(by_name[i]["shape"]) if isinstance(i, str) else None for i in inputs]
-            except KeyError as exc:
-                raise graph_source.error(None, f"node {name!r} has input {exc.args[0]!r}, which is not a node", field="inputs") from None
-            attrs = node.get("attrs") or {}
-            dtype = str(attrs.get("T", "")).removeprefix("type: ") or None
-            layouts = tuple(sorted((k, str(v)) for k, v in attrs.items() if "layout" in k and v))
-            if layouts not in layouts_json:
-                layouts_json[layouts] = json.dumps(dict(layouts)) if layouts else None
-            row = derive(NodeRow(
-                node_index=len(parsed.nodes), node_name=name, func_name=str(attrs.get("func_name") or node.get("op")),
-                time_us=duration, out_shape=list(node.get("shape") or []) or None, out_dtype=dtype,
-                input_shapes=input_shapes if all(s is not None for s in input_shapes) else None,
-                num_inputs=len(inputs), num_outputs=int(attrs.get("num_outputs", 1)), start_us=begin,
-                kernel_hash=attrs.get("hash"),
-                layouts=layouts_json[layouts],
-            ), derived)
-            parsed.nodes.append(row)
-            parsed.graph_nodes.append(GraphNodeRow(
-                node_index=row.node_index, node_name=name, func_name=row.func_name, input_shapes=row.input_shapes,
-                input_dtypes=None, out_shape=row.out_shape, out_dtype=dtype, kernel_hash=row.kernel_hash,
-                layouts=row.layouts, data_shape_logical=row.data_shape_logical,
-                weight_shape_logical=row.weight_shape_logical, args_flat=row.args_flat))
-        if not parsed.nodes:
-            raise trace_source.error(None, "the trace has no kernel events")
-        return parsed
+        """DuckDB reads the two files and pairs the events (dump_read.py); each distinct
+        kernel signature becomes a row here, once."""
+        nodes = read_dump(source.member(DUMP_FILES[0]), source.member(DUMP_FILES[1]), kernel_row)
+        return Parsed(role="profile", run=RunInfo(variant="debug dump", device=_device(source)),
+                      node_file=nodes, graph_file=nodes)
 
 
-def _load(source: Source) -> dict:
-    value = load_json_value(source)
-    if not isinstance(value, dict):
-        raise source.error(None, "expected a JSON object")
-    return value
-
-
-def _durations(source: Source) -> list[tuple[str, float, float]]:
-    """(node name, begin us, duration us) in execution order from B/E event pairs."""
-    trace = _load(source)
-    events = trace.get("traceEvents")
-    if not isinstance(events, list):
-        raise source.error(None, "expected {\"traceEvents\": [...]}", field="traceEvents")
-    open_events: dict[str, float] = {}
-    out = []
-    for i, event in enumerate(events):
-        try:
-            name, phase, ts = event["name"], event["ph"], float(event["ts"])
-        except (KeyError, TypeError, ValueError):
-            raise source.error(None, "expected events with name, ph and ts", field=f"traceEvents[{i}]") from None
-        if phase == "B":
-            open_events[name] = ts
-        elif phase == "E":
-            if name not in open_events:
-                raise source.error(None, f"end event of {name!r} without a begin", field=f"traceEvents[{i}]")
-            begin = open_events.pop(name)
-            if ts < begin:
-                raise source.error(None, f"node {name!r} ends before it begins", field=f"traceEvents[{i}]")
-            out.append((name, begin, ts - begin))
-    if open_events:
-        raise source.error(None, f"{len(open_events)} events never end (truncated trace?), e.g. {next(iter(open_events))!r}", field="traceEvents")
-    return out
+def kernel_row(op, attrs, shape, input_shapes, num_inputs: int) -> NodeRow:
+    """A kernel node's row from its graph dump fields (decoded JSON; `input_shapes` None
+    where an input is not given by name): its name, index and times are the run's."""
+    attrs = attrs if isinstance(attrs, dict) else {}
+    dtype = str(attrs.get("T", "")).removeprefix("type: ") or None
+    layouts = tuple(sorted((k, str(v)) for k, v in attrs.items() if "layout" in k and v))
+    return derive(NodeRow(
+        node_index=0, node_name="", func_name=str(attrs.get("func_name") or op), time_us=0.0,
+        out_shape=list(shape or []) or None, out_dtype=dtype, input_shapes=input_shapes, num_inputs=num_inputs,
+        num_outputs=int(attrs.get("num_outputs", 1)), kernel_hash=attrs.get("hash"),
+        layouts=json.dumps(dict(layouts)) if layouts else None))
 
 
 def _device(source: Source) -> str | None:

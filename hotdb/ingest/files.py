@@ -126,6 +126,7 @@ def _pair(items: list[Item]) -> None:
             if item.format == "debug-dump":
                 parsed = item.parsed
                 parsed.role, parsed.nodes, parsed.samples, parsed.run = "graph", [], [], None
+                parsed.node_file = None  # its rows stay the source's graph nodes (graph_file)
 
 
 def expand(paths: list[str | Path]) -> list[Path]:

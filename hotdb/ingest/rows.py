@@ -444,6 +444,19 @@ class NodeTable:
     reported_total_us: float | None = None  # the devices' totals, when the report gives them
 
 
+@dataclass
+class NodeFile:
+    """A large graph's kernel nodes as whole rows (node_schema()'s columns) in a Parquet
+    file its reader wrote, in node order: a run's nodes, and the same rows as the source's
+    graph nodes (GraphNodeRow's columns are among them). Each row also carries its stored
+    signature's number (`signature_id`, 0, 1, ... in order of first node) and whether it
+    is that signature's first (`first`). A description, like NodeTable: the loader reads
+    the file (ingest/dump_read.py writes it)."""
+
+    path: Path
+    count: int
+
+
 #: what a source is to a build: "profile" (times: a run), "ir" (the model's operators),
 #: "tasks" (tuning tasks and records), "graph" (structure with shapes, no times)
 ROLES = ("profile", "ir", "tasks", "graph")
@@ -464,6 +477,8 @@ class Parsed:
     run: RunInfo | None = None
     warnings: list[str] = field(default_factory=list)
     node_table: NodeTable | None = None  # a large profile's nodes (bulk.py)
+    node_file: NodeFile | None = None  # a debug dump's nodes, whole rows (dump_read.py)
+    graph_file: NodeFile | None = None  # the same rows, as the source's graph nodes
 
     def add_workload(self, workload: Workload | None) -> str | None:
         if workload is None:
@@ -473,7 +488,7 @@ class Parsed:
 
     @property
     def row_count(self) -> int:
-        streamed = self.node_table.count if self.node_table is not None else 0
+        streamed = sum(part.count for part in (self.node_table, self.node_file, self.graph_file) if part is not None)
         return streamed + len(self.nodes) + len(self.graph_nodes) + len(self.ir_calls) + len(self.tasks) + len(self.records)
 
 

@@ -20,6 +20,7 @@ from hotdb.ingest.rows import (
     SIGNATURE_COLUMNS,
     GraphNodeRow,
     IrCallRow,
+    NodeFile,
     NodeList,
     NodeRow,
     NodeTable,
@@ -166,6 +167,22 @@ def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTab
         insert_nodes(store, source, run_id, [table.signatures[n] for n in keys])
 
 
+def _insert_node_file(store: Store, run_id: int, nodes: NodeFile) -> None:
+    """A debug dump's nodes, whole rows in the reader's file, each with its signature's
+    number: the signatures' first rows, and every row as a call."""
+    store.con.read_parquet(str(nodes.path)).create_view("_node_file")
+    with scratch(store.con, views=("_node_file",)):
+        store.con.execute(sql("load", "file_node_signatures"), {"run_id": run_id})
+        store.con.execute(sql("load", "file_node_calls"), {"run_id": run_id})
+
+
+def _insert_graph_file(store: Store, source_id: int, nodes: NodeFile) -> None:
+    """A debug dump's nodes as the source's graph nodes (queries/load/file_graph_nodes.sql)."""
+    store.con.read_parquet(str(nodes.path)).create_view("_node_file")
+    with scratch(store.con, views=("_node_file",)):
+        store.con.execute(sql("load", "file_graph_nodes"), {"source_id": source_id})
+
+
 def _scalar(store: Store, name: str, params: dict):
     """The first value of queries/load/<name>.sql (None: no row)."""
     rows = store.con.execute(sql("load", name), params).fetchall()
@@ -275,14 +292,18 @@ def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id:
 def _store_rows(store: Store, source: Source, source_id: int, parsed: Parsed, label: str | None) -> None:
     for row in parsed.tasks + parsed.records:  # one form, so that records and runs find their tasks
         row.target = canonical_target(row.target)
-    if parsed.nodes or parsed.node_table is not None:
+    if parsed.nodes or parsed.node_table is not None or parsed.node_file is not None:
         run_id = _scalar(store, "run_ids", {"labels": [label]})
         if parsed.nodes:
             _insert_node_rows(store, source, run_id, parsed.nodes)
         _append(store, source, "node_samples", {"run_id": run_id}, parsed.samples, SampleRow)
         if parsed.node_table is not None:
             _insert_node_table(store, source, run_id, parsed.node_table)
+        if parsed.node_file is not None:
+            _insert_node_file(store, run_id, parsed.node_file)
     _append(store, source, "graph_nodes", {"source_id": source_id}, parsed.graph_nodes, GraphNodeRow)
+    if parsed.graph_file is not None:
+        _insert_graph_file(store, source_id, parsed.graph_file)
     _append(store, source, "ir_calls", {"source_id": source_id}, parsed.ir_calls, IrCallRow)
     _append(store, source, "tasks", {"source_id": source_id}, parsed.tasks, TaskRow)
     _append(store, source, "tuning_records", {"source_id": source_id}, parsed.records, TuningRecordRow)
