@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -50,9 +51,17 @@ def test_database_of_the_first_migration_is_migrated_with_its_data(cli, db, vgg1
 
 
 def test_database_from_a_newer_hotdb_is_refused(cli, db, vgg16):
+    """A newer hotdb's migration, as it commits (the stamp a read trusts dropped with it),
+    and once its views are written too (the stamp says its version)."""
     assert cli("ingest", vgg16["table"], "--model", "m").code == 0
     con = duckdb.connect(str(db))
     con.execute("INSERT INTO schema_migrations VALUES (99, '0099_future', now())")
+    con.execute("DROP VIEW _hotdb_stamp")
+    con.close()
+    result = cli("runs")
+    assert result.code == 1 and "schema version 99" in result.err and "upgrade hotdb" in result.err
+    con = duckdb.connect(str(db))
+    con.execute("CREATE VIEW _hotdb_stamp AS SELECT 99 AS schema_version, 'theirs' AS views_sha256")
     con.close()
     result = cli("runs")
     assert result.code == 1 and "schema version 99" in result.err and "upgrade hotdb" in result.err
@@ -186,6 +195,10 @@ def test_reads_never_change_the_file(cli, db, vgg16):
     con = duckdb.connect(str(db))
     con.execute("CREATE OR REPLACE VIEW run_totals AS SELECT 1 AS stale")  # as another hotdb left it
     con.execute("UPDATE hotdb_meta SET value = 'another' WHERE key = 'views_sha256'")
+    # its stamp: a newer hotdb's says its views; an older one drops ours, listed among the views
+    assert "_hotdb_stamp" in json.loads(con.execute("SELECT value FROM hotdb_meta WHERE key = 'views'").fetchall()[0][0])
+    con.execute(f"CREATE OR REPLACE VIEW _hotdb_stamp AS SELECT {latest_schema_version()} AS schema_version, "
+                "'another' AS views_sha256")
     con.close()
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     for args in (["runs", "-f", "json"], ["top"], ["sql", "SELECT count(*) AS n FROM run_totals"]):

@@ -25,7 +25,6 @@ from hotdb import limits
 from hotdb.duck import connect
 from hotdb.errors import DatabaseError
 from hotdb.resources import query_files, schema_files, sql
-from hotdb.store.sqlfiles import read_view
 
 DEFAULT_DB = "hotdb.duckdb"
 _CREATE = re.compile(r"^CREATE OR REPLACE (VIEW|MACRO)\b", re.MULTILINE)
@@ -110,13 +109,12 @@ class Store:
 
     def _current(self) -> bool:
         """Schema and views are those of this hotdb (a newer schema is refused later, in
-        migrate). One query: every read opens the file, and each query costs a command's
-        start a few ms (bench/cli_start.py); a file without hotdb's tables is not current."""
+        migrate). One query of constants (`_hotdb_stamp`, written with the views): every
+        read opens the file, and reading the bookkeeping tables cost a command's start
+        ~8 ms (bench/cli_start.py)."""
         try:
-            version, digest = self.con.execute(
-                "SELECT (SELECT max(version) FROM schema_migrations), "
-                "(SELECT value FROM hotdb_meta WHERE key = 'views_sha256')").fetchall()[0]
-        except duckdb.CatalogException:
+            version, digest = self.con.execute("SELECT schema_version, views_sha256 FROM _hotdb_stamp").fetchall()[0]
+        except duckdb.CatalogException:  # a file older than the stamp, or none of hotdb's
             return False
         return version == latest_schema_version() and digest == views_digest()
 
@@ -159,6 +157,8 @@ class Store:
         """This hotdb's views and macros as temporary ones, which DuckDB resolves before the
         file's: a read of a database another hotdb wrote leaves it as it was. Its stored
         matches stay those of the hotdb that wrote them until a write re-matches them."""
+        from hotdb.store.sqlfiles import read_view  # parsing headers is a write's (or an old file's) cost
+
         items = [read_view(p) for p in query_files()]
         for item in _dependency_order(items):
             text = _CREATE.sub(r"CREATE OR REPLACE TEMP \1", item.sql, count=1)
@@ -179,6 +179,8 @@ class Store:
         # one transaction for all: a new database is made in one commit, and a failed
         # migration leaves the database as it was
         self.con.begin()
+        # a read trusts the stamp (_current): gone with the schema it described, whole or not at all
+        self.con.execute("DROP VIEW IF EXISTS _hotdb_stamp")
         for path in pending:
             try:
                 self.con.execute(path.read_text(encoding="utf-8"))
@@ -198,7 +200,11 @@ class Store:
         digest = views_digest()
         current = self.con.execute("SELECT value FROM hotdb_meta WHERE key = 'views_sha256'").fetchall()
         if current and current[0][0] == digest and not force:
+            if not self._current():  # a file of this hotdb's views, written before the stamp
+                self._stamp(digest)
             return
+        from hotdb.store.sqlfiles import read_view
+
         views = [read_view(p) for p in files]
         macros = [v for v in views if v.kind == "macro"]
         views = [v for v in views if v.kind == "view"]
@@ -219,7 +225,11 @@ class Store:
                 comments += [f"COMMENT ON COLUMN {view.name}.{column} IS {_quote(text)};" for column, text in view.columns.items()]
             self.con.execute("\n".join(comments))  # one script: ~300 statements, one call
             self.con.execute("INSERT OR REPLACE INTO hotdb_meta VALUES ('views_sha256', ?)", [digest])
-            self.con.execute("INSERT OR REPLACE INTO hotdb_meta VALUES ('views', ?)", [json.dumps([v.name for v in views])])
+            self._stamp(digest)
+            # the stamp listed with the views: a hotdb that does not write it drops it as a view it
+            # no longer defines when it writes its own views, so a read never trusts a stale one
+            self.con.execute("INSERT OR REPLACE INTO hotdb_meta VALUES ('views', ?)",
+                             [json.dumps([v.name for v in views] + ["_hotdb_stamp"])])
             # stored matches were decided by the old ladder (or by none, before 0004)
             from hotdb.store.rematch import rematch_models
 
@@ -228,6 +238,11 @@ class Store:
         except BaseException:
             rollback(self.con)
             raise
+
+    def _stamp(self, digest: str) -> None:
+        """What a read checks (_current), as constants: a query of them touches no table."""
+        self.con.execute(f"CREATE OR REPLACE VIEW _hotdb_stamp AS SELECT {int(self.schema_version())} AS "
+                         f"schema_version, '{digest}' AS views_sha256")  # a number and hex digits, never data
 
     def command_sql(self, name: str) -> str:
         """The text of queries/commands/<name>.sql."""
@@ -274,8 +289,12 @@ def empty_database() -> Path | None:
     None when the cache cannot be written."""
     from hotdb.version import __version__
 
-    # DuckDB's version too: a file another DuckDB wrote may be one this one cannot open
-    name = f"empty-{__version__}-{duckdb.__version__}-{latest_schema_version()}-{views_digest()[:16]}.duckdb"
+    # named by all that makes it: the SQL files, this module (what else a new file holds, the
+    # stamp) and DuckDB's version (a file another DuckDB wrote may be one this one cannot open)
+    made_of = hashlib.sha256(Path(__file__).read_bytes())
+    for path in [*schema_files(), *query_files()]:
+        made_of.update(path.read_bytes())
+    name = f"empty-{__version__}-{duckdb.__version__}-{latest_schema_version()}-{made_of.hexdigest()[:16]}.duckdb"
     path = limits.cache_dir() / name
     if path.is_file():
         return path
