@@ -146,3 +146,17 @@ def test_streamed_report_shares_against_the_device_total(tmp_path, monkeypatch):
     rows, streamed = ingest_both(tmp_path, monkeypatch, [path])
     assert streamed["nodes"] == rows["nodes"] and len(rows["nodes"]) == 2
     assert streamed["runs"] == rows["runs"]
+
+
+def test_a_streamed_file_of_several_report_objects_keeps_every_call(tmp_path, monkeypatch):
+    """Reports appended to one file, one JSON object a line, calls of different columns:
+    the streamed reader merges their structures and keeps every call, in file order."""
+    call = {"Name": {"string": "fused_dense"}, "Duration (us)": {"microseconds": 12.5}, "Count": {"count": 1}}
+    other = {**call, "Name": {"string": "fused_conv2d"}, "Argument Shapes": {"string": "float32[1, 3, 224, 224]"}}
+    path = tmp_path / "appended.json"
+    path.write_text(json.dumps({"calls": [call, call]}) + "\n" + json.dumps({"calls": [other]}) + "\n")
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
+    db = tmp_path / "db.duckdb"
+    Hotdb(db).ingest([path], model="m")
+    nodes = Hotdb(db).sql("SELECT func_name, time_us FROM nodes ORDER BY node_index").rows
+    assert nodes == [("fused_dense", 12.5), ("fused_dense", 12.5), ("fused_conv2d", 12.5)]

@@ -68,22 +68,27 @@ def read_report_csv(source: Source, make_node) -> NodeTable:
 
 
 def read_report_json(source: Source, make_node) -> NodeTable:
-    """A Report .json() of any size. It is one JSON object, so DuckDB's reader holds it
-    whole while it reads (native memory, not Python objects). Each metric
-    ({"microseconds": 12.5}) becomes its value as text, as in the row-by-row reader."""
+    """A Report .json() of any size. It is one JSON object, so DuckDB holds it whole while
+    it reads (native memory, not Python objects): as text (read_json_objects), from which
+    the calls' structure is found, then the calls parsed once by it (from_json). DuckDB's
+    read_json, which finds the structure by parsing the whole object first, took 1.4x as
+    long (bench/ingest.py). Each metric ({"microseconds": 12.5}) becomes its value as
+    text, as in the row-by-row reader."""
     with connect(whole_objects=True) as con:
-        scan = f"read_json($path, maximum_object_size = {int(source.size) + 1})"
         try:
-            # materialised: the file is parsed once, then scanned twice as a table
-            con.execute(f"CREATE TEMP TABLE report AS SELECT * FROM {scan}", {"path": str(source.path)})
-            con.execute("CREATE TEMP TABLE report_calls AS SELECT unnest(calls) AS call FROM report")
+            con.execute(_sql("report_json_text", size=int(source.size) + 1), {"path": str(source.path)})
+            objects = con.execute(_sql("report_json_structure")).fetchall()
+            structure, metrics = objects[0] if objects else (None, None)
+            if len(objects) > 1:
+                structure = con.execute(_sql("report_json_group_structure")).fetchall()[0][0]
+            if structure is None or not structure.startswith("[{"):
+                raise source.error(None, "expected a Report JSON object with a list of call objects", field="calls")
+            con.execute(_sql("report_json_calls"), {"structure": structure})
             described = con.execute("DESCRIBE SELECT call.* FROM report_calls").fetchall()
         except duckdb.Error as exc:
             raise source.error(None, f"expected a Report JSON object with a list of call objects: {_first_line(exc)}",
                                field="calls") from None
-        totals = {}
-        if "device_metrics" in {r[0] for r in con.execute("DESCRIBE report").fetchall()}:
-            totals = device_totals(json.loads(con.execute("SELECT to_json(device_metrics) FROM report").fetchall()[0][0]))
+        totals = device_totals(json.loads(metrics)) if metrics is not None else {}
         return _json_calls(source, con, described, make_node, totals)
 
 
