@@ -15,6 +15,11 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_TUNE_STALL       seconds a tune may go without a batch coming back before it is stopped (0: the trial limits decide); 0
     HOTDB_CACHE_DIR        where hotdb keeps what it makes once and reuses (reader templates, cost models); $XDG_CACHE_HOME/hotdb
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a large Report JSON, read whole: unbounded when unset)
+
+What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
+under 1 GB; a streamed debug log or Relay text under 500 MiB whatever its size, as flat
+in it as measured (bench/README.md, "Memory bounds": a 1 GiB debug log 173 MiB, a
+256 MiB Relay text 385 MiB, each ingest a fresh process).
 """
 
 from __future__ import annotations
