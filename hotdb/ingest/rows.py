@@ -292,11 +292,6 @@ class Samples:
         if self._held >= self.SPILL_AFTER:
             self._spill()
 
-    def add(self, node_index: int, times: array) -> None:
-        """A node's samples at once, numbered as given."""
-        self._times.setdefault(node_index, array("d")).extend(times)
-        self._index[node_index] = node_index
-
     def _spill(self) -> None:
         import tempfile
 
