@@ -1,6 +1,8 @@
 """Peak memory of `hotdb ingest` on hostile and large inputs, each in a fresh process.
 
-    python bench/memory_bounds.py
+    python bench/memory_bounds.py                      every input below
+    python bench/memory_bounds.py --streamed           the baseline and the streamed texts only
+    python bench/memory_bounds.py --relay-mib 64,256   the sizes of the streamed Relay texts (16,64)
 
 Baseline: the same process reading the 1 MiB debug log made here (what every ingest
 costs: Python, DuckDB, the loader). Each input's peak resident memory is given as MiB
@@ -148,11 +150,13 @@ def table(folder: Path, cases: list) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--table"]:
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__)
+    elif sys.argv[1:2] == ["--table"]:
         table_text(Path(sys.argv[2]), int(sys.argv[3]), rendered=bool(sys.argv[4]))
     else:
-        # --streamed: the baseline and the streamed texts only; --relay-mib 16,64: the
-        # Relay sizes (its parser reads ~2,000 statements a second: a GiB takes hours)
+        # the Relay parser reads ~8,000 statements a second on the shared 2-core machine:
+        # a GiB (13 million) takes ~30 minutes
         args = sys.argv[1:]
         sizes = args[args.index("--relay-mib") + 1] if "--relay-mib" in args else "16,64"
         main("--streamed" in args, tuple(int(n) * MiB for n in sizes.split(",")))

@@ -67,6 +67,20 @@ def test_a_streamed_debug_log_stores_what_it_stores_read_whole(tmp_path, monkeyp
     assert len(whole["samples"]) == 3 * len(whole["nodes"]) > 0 and "were skipped" in whole["sources"][0][6][0]
 
 
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.name)
+def test_samples_spilled_to_a_file_store_what_they_store_held(tmp_path, monkeypatch, log):
+    """rows.Samples beyond SPILL_AFTER go to a file a node's part at a time: the same
+    samples, in the same order, and the same node means (summed in the order read)."""
+    monkeypatch.setattr(rows.Samples, "CHUNK", 5)
+    out = []
+    for spill_after in (2**30, 11):
+        monkeypatch.setattr(rows.Samples, "SPILL_AFTER", spill_after)
+        db = tmp_path / f"{spill_after}.duckdb"
+        Hotdb(db).ingest([log], model="m")
+        out.append(stored(db))
+    assert out[0] == out[1] and len(out[0]["samples"]) > 11
+
+
 def test_a_streamed_relay_text_stores_what_it_stores_read_whole(tmp_path, monkeypatch):
     path = tmp_path / "vgg16.relay.txt"
     path.write_text("A sentence before the IR.\n" + relay_text() + "\r\nand one after it.")  # \r\n, no last newline

@@ -18,7 +18,6 @@ from a log is matched by name only, or with a graph JSON of the same build.
 from __future__ import annotations
 
 import re
-from array import array
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import derive
@@ -48,8 +47,8 @@ class DebugLog:
 
     def parse(self, source: Source) -> Parsed:
         """Read line by line (`iter_lines`: a large log is streamed); what is kept grows
-        with the kernels and their samples (8 bytes each), not with the lines."""
-        samples: dict[int, array] = {}
+        with the kernels, not with the lines (their samples spill to a file, rows.Samples)."""
+        samples = Samples()
         names: dict[int, tuple[str, int]] = {}
         current: tuple[int, str, int] | None = None  # 0.8+: the op whose iterations follow
         skipped = LineRuns()
@@ -65,22 +64,21 @@ class DebugLog:
                 self._sample(source, line_no, samples, names, current[0], current[1], m.group(2))
             elif text.strip() and not _ITERATION.search(text):
                 skipped.add(line_no)
-        if not samples:
+        if not names:
             raise source.error(None, "no timed kernels: expected 'Op #<n> <name>: <t> us/iter' lines")
-        parsed = Parsed(role="profile", run=RunInfo(variant="debug log"), samples=Samples())
-        for index, op in enumerate(sorted(samples)):
+        parsed = Parsed(role="profile", run=RunInfo(variant="debug log"), samples=samples)
+        for index, op in enumerate(sorted(names)):
             name, line_no = names[op]
-            times = samples.pop(op)
             parsed.nodes.append(derive(NodeRow(node_index=index, node_name=name, func_name=name,
-                                        time_us=sum(times) / len(times), line_no=line_no)))
-            parsed.samples.add(index, times)
+                                        time_us=samples.mean(op), line_no=line_no)))
+        samples.number({op: index for index, op in enumerate(sorted(names))})
         if skipped:
             parsed.warnings.append(f"{source.name}: {len(skipped)} lines are not kernel times and were skipped "
                                    f"(lines {skipped})")
         return parsed
 
     @staticmethod
-    def _sample(source: Source, line_no: int, samples: dict, names: dict, op: int, name: str, value: str) -> None:
+    def _sample(source: Source, line_no: int, samples: Samples, names: dict, op: int, name: str, value: str) -> None:
         try:
             time_us = float(value)
         except ValueError:
@@ -91,6 +89,4 @@ class DebugLog:
         if known[0] != name:
             raise source.error(line_no, f"Op #{op} is {known[0]} at line {known[1]} and {name} here: "
                                         "the log mixes two models; ingest them separately")
-        if op not in samples:
-            samples[op] = array("d")
-        samples[op].append(time_us)
+        samples.append(op, time_us)

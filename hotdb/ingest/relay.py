@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.lines import with_last
+from hotdb.ingest.memo import Memo
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader, TensorType
 from hotdb.ingest.rows import IrCallList, IrCallRow, Parsed
 from hotdb.ingest.text import LineRuns, bracket_depth
@@ -64,6 +65,10 @@ _MORE = re.compile(r"^(?:}|%|let\s+%|def\s+@|fn\s*\(|free_var\s|//|[A-Za-z_][\w.
 # A statement may span lines (a long tuple type); a line this far from its start is not
 # part of it, and the statement is reported broken where it began.
 _MAX_STATEMENT_LINES = 400
+# A model repeats its few hundred distinct calls: types and workloads are inferred once
+# each (half the time a call took); callers only read what these return
+_INFER = Memo(infer)
+_WORKLOAD = Memo(from_relay_call, WorkloadError)
 _CONV_DENSE = ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense", "nn.batch_matmul", "nn.matmul",
                "nn.contrib_conv2d_NCHWc", "nn.conv2d_transpose")
 
@@ -482,15 +487,17 @@ class _RelayParser:
     def _call(self, call: Expr, var: str | None) -> None:
         arg_types = [self._type_of(arg) if arg.kind != "literal" else None for arg in call.args]
         op_name = call.name or "%closure"
+        attrs = json.dumps(_plain(call.attrs), sort_keys=True)
+        key = (op_name, attrs, repr(arg_types))
         if call.ty is None:
             if call.value == "op":
-                call.ty, arg_types = infer(op_name, call.attrs, arg_types)
+                call.ty, arg_types = _INFER(key, op_name, call.attrs, arg_types)
                 self.untyped += 1
                 self.inferred += call.ty is not None
             else:
                 call.ty = self._callee_type(call)
         elif call.value == "op" and op_name in _CONV_DENSE:
-            _, arg_types = infer(op_name, call.attrs, arg_types)  # an untyped weight, from the attributes
+            _, arg_types = _INFER(key, op_name, call.attrs, arg_types)  # an untyped weight, from the attributes
         kinds, shapes, dtypes = [], [], []
         for arg, ty in zip(call.args, arg_types):
             kinds.append({"var": "var", "getitem": "var", "constant": "constant", "call": "call",
@@ -505,7 +512,7 @@ class _RelayParser:
             function_name=block.name,
             result_var=var,
             op_name=op_name,
-            attrs=json.dumps(_plain(call.attrs), sort_keys=True),
+            attrs=attrs,
             arg_kinds=kinds,
             arg_shapes=shapes,
             arg_dtypes=dtypes,
@@ -520,7 +527,7 @@ class _RelayParser:
         )
         if call.value == "op":
             try:
-                workload = from_relay_call(op_name, call.attrs, shapes, dtypes)
+                workload = _WORKLOAD((op_name, attrs, repr(shapes), repr(dtypes)), op_name, call.attrs, shapes, dtypes)
             except WorkloadError as exc:
                 self.warnings.add("workload", self.line_no, f"cannot derive the workload of {op_name}: {exc}")
                 workload = None

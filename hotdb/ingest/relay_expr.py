@@ -41,6 +41,17 @@ _ARITH = re.compile(r"\*\*|//|[+*/%]|-(?!>)")  # in TVMScript shapes
 _DTYPE = re.compile(r"(u?int|float|bfloat|bool|handle|e4m3_float|e5m2_float)\d*(x\d+)?")
 
 
+# Types read from `/* ty=... */` bodies: a model repeats a few hundred of them over
+# millions of calls, and reading one is a third of the time a call takes. Copies are
+# handed out (a shape is a list).
+_TYPES: dict[str, list[TensorType]] = {}
+_TYPES_KEPT = 4096
+_BLANKS = (" ", "\t")
+_WS = re.compile(r"[ \t]*")
+# A list attribute of integers only (`padding=[1, 1, 1, 1]`), read at once
+_INT_LIST = re.compile(r"\[[ \t]*((?:-?\d+[ \t]*,[ \t]*)*-?\d+[ \t]*)?\]")
+
+
 class ExprReader:
     def __init__(self, text: str, pos: int = 0, keep_call_attrs: bool = False, subscripts: bool = False):
         self.text = text
@@ -52,12 +63,15 @@ class ExprReader:
         self.subscripts = subscripts
 
     # -- low level --------------------------------------------------------------------
+    # Most tokens follow no blank: one startswith asks, and the blanks are skipped only then
+    # (this is called ~40 times per statement)
     def skip_ws(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] in " \t":
-            self.pos += 1
+        if self.text.startswith(_BLANKS, self.pos):
+            self.pos = _WS.match(self.text, self.pos).end()
 
     def peek(self, s: str) -> bool:
-        self.skip_ws()
+        if self.text.startswith(_BLANKS, self.pos):
+            self.pos = _WS.match(self.text, self.pos).end()
         return self.text.startswith(s, self.pos)
 
     def expect(self, s: str, what: str | None = None) -> None:
@@ -93,6 +107,15 @@ class ExprReader:
         self.pos = close + 2
         if not body.startswith("ty="):
             return None  # some other comment
+        known = _TYPES.get(body)
+        if known is None:
+            known = _TYPES[body] = self._annotated(body, start)
+            if len(_TYPES) > _TYPES_KEPT:  # a text of many distinct types: keep the recent ones
+                del _TYPES[next(iter(_TYPES))]
+        return [(None if shape is None else list(shape), dtype) for shape, dtype in known]
+
+    @staticmethod
+    def _annotated(body: str, start: int) -> list[TensorType]:
         inner = ExprReader(body[3:])
         try:
             ty = inner.type_()
@@ -278,6 +301,10 @@ class ExprReader:
         return e.name
 
     def list_value(self) -> list:
+        self.skip_ws()
+        if m := _INT_LIST.match(self.text, self.pos):
+            self.pos = m.end()
+            return [int(item) for item in m.group(1).split(",")] if m.group(1) else []
         self.expect("[")
         items = []
         while not self.peek("]"):

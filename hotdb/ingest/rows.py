@@ -266,28 +266,83 @@ class IrCallList(ArrowRows):
 
 
 class Samples:
-    """Repeated measurements of a profile's nodes, kept as one array('d') of times per
-    node: 8 bytes a sample, not a SampleRow's ~100 (a 1 GiB debug log holds ~20 million).
-    Stored as Arrow tables of at most CHUNK rows, made when the loader asks."""
+    """Repeated measurements of a profile's nodes, appended per node key as read: 8 bytes a
+    sample in array('d'), not a SampleRow's ~100. Beyond SPILL_AFTER samples held they go
+    to an anonymous temporary file (a 1 GiB debug log holds ~22 million: 170 MiB that
+    grew with the file). Stored as Arrow tables of at most CHUNK rows, node by node in
+    order, made when the loader asks, once `number` has given each key its node index."""
 
     CHUNK = 2**20
+    SPILL_AFTER = 2**21
 
     def __init__(self) -> None:
-        self._times: list[tuple[int, array]] = []
+        self._times: dict = {}  # key -> array('d') of the samples not yet spilled
+        self._spilled: dict = {}  # key -> [(file offset, count)]
+        self._totals: dict = {}  # key -> (count, sum) of the spilled samples
+        self._held = 0
+        self._file = None
+        self._index: dict = {}  # key -> node index
 
-    def add(self, node_index: int, times: array) -> None:
-        self._times.append((node_index, times))
+    def append(self, key, time_us: float) -> None:
+        times = self._times.get(key)
+        if times is None:
+            times = self._times[key] = array("d")
+        times.append(time_us)
+        self._held += 1
+        if self._held >= self.SPILL_AFTER:
+            self._spill()
+
+    def _spill(self) -> None:
+        import tempfile
+
+        if self._file is None:
+            self._file = tempfile.TemporaryFile()
+        self._file.seek(0, 2)
+        for key, times in self._times.items():
+            self._spilled.setdefault(key, []).append((self._file.tell(), len(times)))
+            count, total = self._totals.get(key, (0, 0.0))
+            self._totals[key] = (count + len(times), sum(times, total))  # in order: the sum a whole array gives
+            self._file.write(times.tobytes())
+            self._times[key] = array("d")
+        self._held = 0
+
+    def mean(self, key) -> float:
+        count, total = self._totals.get(key, (0, 0.0))
+        times = self._times.get(key, ())
+        return sum(times, total) / (count + len(times))
+
+    def number(self, index: dict) -> None:
+        """Each key's node index (keys not in `index` are not stored)."""
+        self._index = dict(index)
+
+    def _parts(self, key):
+        """A key's samples as arrays, in the order read."""
+        for offset, count in self._spilled.get(key, ()):
+            self._file.seek(offset)
+            part = array("d")
+            part.frombytes(self._file.read(count * 8))
+            yield part
+        if self._times.get(key):
+            yield self._times[key]
+
+    def _nodes(self):
+        """(node index, its samples as arrays) in node order."""
+        for key, node_index in sorted(self._index.items(), key=lambda item: item[1]):
+            yield node_index, self._parts(key)
 
     def __len__(self) -> int:
-        return sum(len(times) for _, times in self._times)
+        return sum(self._totals.get(key, (0, 0.0))[0] + len(self._times.get(key, ())) for key in self._index)
 
     def __bool__(self) -> bool:
         return len(self) > 0
 
     def __iter__(self):
-        for node_index, times in self._times:
-            for k, t in enumerate(times):
-                yield SampleRow(node_index, k, t)
+        for node_index, parts in self._nodes():
+            k = 0
+            for part in parts:
+                for t in part:
+                    yield SampleRow(node_index, k, t)
+                    k += 1
 
     def __getitem__(self, index):
         return list(self)[index]
@@ -295,12 +350,15 @@ class Samples:
     def frames(self):
         import pyarrow as pa
 
-        for node_index, times in self._times:
-            for start in range(0, len(times), self.CHUNK):
-                part = times[start:start + self.CHUNK]
-                yield pa.table({"node_index": pa.repeat(pa.scalar(node_index, pa.int32()), len(part)),
-                                "sample_index": pa.array(range(start, start + len(part)), type=pa.int32()),
-                                "time_us": pa.Array.from_buffers(pa.float64(), len(part), [None, pa.py_buffer(part)])})
+        for node_index, parts in self._nodes():
+            start = 0
+            for times in parts:
+                for at in range(0, len(times), self.CHUNK):
+                    part = times[at:at + self.CHUNK]
+                    yield pa.table({"node_index": pa.repeat(pa.scalar(node_index, pa.int32()), len(part)),
+                                    "sample_index": pa.array(range(start, start + len(part)), type=pa.int32()),
+                                    "time_us": pa.Array.from_buffers(pa.float64(), len(part), [None, pa.py_buffer(part)])})
+                    start += len(part)
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from hotdb.workload.families import relay_op_family, task_template
 from hotdb.workload.layouts import LayoutError, unpack
@@ -43,7 +44,7 @@ class Workload:
     groups: int = 1
     extra: tuple[tuple[str, object], ...] = field(default=())
 
-    @property
+    @cached_property  # a reader asks it of every call with this workload (a Relay text: millions)
     def key(self) -> str:
         parts = [self.family, self.dtype, f"d={_dims(self.data)}", f"w={_dims(self.weight)}"]
         if self.strides:
