@@ -68,7 +68,7 @@ def _rows(fmt: str) -> tuple[Parsed, list]:
         source = Source.read(FILES[fmt])
         ingestor = get(fmt.split()[0])
     parsed = ingestor.parse(source)
-    return parsed, [row for row in parsed.tasks + parsed.ir_calls if row.workload_key == KEY]
+    return parsed, [row for row in [*parsed.tasks, *parsed.ir_calls] if row.workload_key == KEY]
 
 
 @pytest.mark.parametrize("fmt", [*TEXTS, *FILES])
