@@ -13,7 +13,7 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
     HOTDB_MAX_FILES        the most files one ingest reads (a folder counts the files in it); 2000
     HOTDB_TUNE_STALL       seconds a tune may go without a batch coming back before it is stopped (0: the trial limits decide); 0
-    HOTDB_CACHE_DIR        where hotdb keeps what it makes once and reuses (reader templates, cost models); $XDG_CACHE_HOME/hotdb
+    HOTDB_CACHE_DIR        where hotdb keeps what it makes once and reuses (the empty database new files start from, cost models); $XDG_CACHE_HOME/hotdb
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a large Report JSON, read whole: unbounded when unset)
 
 What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
