@@ -12,6 +12,7 @@ import typer
 
 from hotdb import choices
 from hotdb import cli_options as options
+from hotdb.cli_args import hoisted, narrowed
 from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions
 from hotdb.output import write_export, write_whole
 
@@ -478,54 +479,6 @@ def lake_convert(lake: LakeDir = None) -> None:
     render.info(f"converted {counts['models']} models, {counts['runs']} runs of {lake} to Delta tables")
 
 
-_GLOBAL_WITH_VALUE = ("--db", "--lake", "--as-of")
-_GLOBAL_FLAGS = ("--debug",)
-
-
-def hoisted(args: list[str]) -> list[str]:
-    """The arguments with global options given after the command (`hotdb top --db x`)
-    moved before it, where click looks for them. Nothing after `--` moves."""
-    end = args.index("--") if "--" in args else len(args)
-    before, moved, rest, i = [], [], [], 0
-    while i < end and (args[i].startswith("-") or not args[i]):  # the options before the command
-        takes_value = args[i] in _GLOBAL_WITH_VALUE
-        before.extend(args[i:i + 1 + takes_value])
-        i += 1 + takes_value
-    while i < end:
-        arg = args[i]
-        if arg in _GLOBAL_WITH_VALUE and i + 1 < end:
-            moved.extend(args[i:i + 2])
-            i += 2
-            continue
-        if arg in _GLOBAL_FLAGS or arg.split("=", 1)[0] in _GLOBAL_WITH_VALUE:
-            moved.append(arg)
-        else:
-            rest.append(arg)
-        i += 1
-    return before + moved + rest + args[end:]
-
-
-def _app_for(args: list[str]) -> typer.Typer:
-    """The app with only the command `args` run: typer builds every registered command's
-    parameters before it parses (~25 ms for all of them, a command's start is ~150 ms;
-    bench/cli_start.py). `--help` and an unknown command get the whole app."""
-    import copy
-
-    from typer.main import get_command_name
-
-    i = 0
-    while i < len(args) and args[i].startswith("-"):  # the global options, hoisted before the command
-        i += 2 if args[i] in _GLOBAL_WITH_VALUE else 1
-    name = args[i] if i < len(args) else None
-    commands = [c for c in app.registered_commands if get_command_name(c.name or c.callback.__name__) == name]
-    groups = [g for g in app.registered_groups if g.name == name]
-    if not commands and not groups:
-        return app
-    only = copy.copy(app)
-    only.registered_commands, only.registered_groups = commands, groups
-    return only
-
-
 def main() -> None:
     """The process's entry point (the `hotdb` script, `python -m hotdb`); in a process
     that goes on afterwards (a test, a notebook), call `invoke`."""
@@ -555,7 +508,7 @@ def invoke() -> None:
     try:
         # click returns, not raises, a command's exit code with standalone_mode=False
         args = hoisted(sys.argv[1:])
-        code = _app_for(args)(args=args, prog_name="hotdb", standalone_mode=False)
+        code = narrowed(app, args)(args=args, prog_name="hotdb", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except HotdbError as exc:

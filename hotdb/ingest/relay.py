@@ -34,10 +34,12 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from hotdb.ingest import relay_blocks
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.lines import with_last
 from hotdb.ingest.memo import Memo
+from hotdb.ingest.relay_blocks import DEF, GLUED, HEADER, HEADLESS, MAX_STATEMENT_LINES, TYPE_DEF
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader, TensorType
 from hotdb.ingest.rows import IrCallList, IrCallRow, Parsed
 from hotdb.ingest.text import LineRuns, bracket_depth
@@ -45,26 +47,15 @@ from hotdb.ingest.warnings import Warnings
 from hotdb.workload import WorkloadError, from_relay_call, relay_op_family
 from hotdb.workload.type_relations import infer
 
-_DEF = re.compile(r"^def\s+(@[\w.]+)\s*(\[[^\]]*\])?\s*\(")
 _TOP_FN = re.compile(r"^fn\s*(\[[^\]]*\])?\s*\(")
 _CLOSURE = re.compile(r"^(%[\w.:]+)\s*=\s*fn\s*(\[[^\]]*\])?\s*\(")
 _IF = re.compile(r"^(?:(%[\w.:]+)\s*=\s*)?if\s*\(")
 _BIND = re.compile(r"^(?:let\s+)?(%[\w.:]+)\s*(?::[^=]+)?=\s*")
-_TYPE_DEF = re.compile(r"^type\s+\w+")
 _FREE_VAR = re.compile(r"^free_var\s+(%[\w.:]+)\s*:")
 _STATEMENT_START = re.compile(r"^(let\s+%|%|@|\(|meta\[|[A-Za-z_][\w.]*\()")
-_HEADER = re.compile(r'^(#\[version = "[\d.]+"\]|v0\.0\.\d+)$')
 _META_NOTE = re.compile(r"^//|^/\*.*\*/$")
-# A statement pasted without its function. TorchScript (`%x : Float(...) = aten::conv(...)`)
-# and MLIR (`%0 = tensor.empty() : ...`, no `;`) look alike: a Relay line ends with `;`.
-_HEADLESS = re.compile(r"^(?:let\s+)?%[\w.]+(?::\d+)?(?:\s*:[^=;]+)?\s*=\s*(?:[A-Za-z_][\w.]*\(|%[\w.]+\s*;|\(|meta\[)")
-# Code a page glued to the sentence before it: a function header or a bound op call.
-_GLUED = re.compile(r"(?:\bdef\s+@[\w.]+\s*\(\s*%|\bfn\s*\(\s*%|%\d+\s*=\s*[A-Za-z_][\w.]*\(%)")
 # What may follow a `;` or a brace on the same line and still be Relay.
 _MORE = re.compile(r"^(?:}|%|let\s+%|def\s+@|fn\s*\(|free_var\s|//|[A-Za-z_][\w.]*\((?:%|meta\[))")
-# A statement may span lines (a long tuple type); a line this far from its start is not
-# part of it, and the statement is reported broken where it began.
-_MAX_STATEMENT_LINES = 400
 # A model repeats its few hundred distinct calls: types and workloads are inferred once
 # each (half the time a call took); callers only read what these return
 _INFER = Memo(infer)
@@ -90,88 +81,13 @@ class RelayText:
         if re.search(r'^\s*#\[version = "0\.0\.\d"\]', head, re.M) and "%" in head:
             return True
         # statements pasted without their function
-        return sum(1 for line in head.splitlines() if _HEADLESS.match(line.strip()) and line.rstrip().endswith(";")) >= 2
+        return sum(1 for line in head.splitlines() if HEADLESS.match(line.strip()) and line.rstrip().endswith(";")) >= 2
 
     def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
-        """Each module: from its header or first definition to the '}' that closes its last
-        definition (definitions that follow each other, `type` ones included, are one module);
-        a function glued to a sentence from that line; statements pasted without their
-        function as one run, in a text that holds no whole module (beside one, they quote it)."""
-        modules, runs, i = [], [], 0
-        while i < len(lines):
-            text = lines[i].strip()
-            end = None
-            if _starts_module(text) or re.search(r"\bdef\s+@[\w.]+\s*\(\s*%|\bfn\s*\(\s*%", text):
-                end = _module_end(lines, i)
-                modules.append((i, end))
-            elif _HEADLESS.match(text) or _GLUED.search(text):
-                end = _headless_end(lines, i)
-                runs.append((i, end))
-            if end is None:
-                i += 1
-                continue
-            i = end
-        return modules or [run for run in runs if run[1] is not None]
+        return relay_blocks.blocks(lines)
 
     def parse(self, source: Source) -> Parsed:
         return _RelayParser(source).run()
-
-
-def _starts_module(text: str) -> bool:
-    return bool(_DEF.match(text) or re.match(r"^fn\s*\(\s*%", text) or _HEADER.match(text)
-                or (_TYPE_DEF.match(text) and text.endswith("{")))
-
-
-def _module_end(lines: list[str], start: int) -> int:
-    """One past the '}' that closes the last of the definitions that begin at `start`."""
-    depth, opened, j = 0, False, start
-    while j < len(lines):
-        depth += bracket_depth(lines[j].strip(), "{", "}")
-        opened = opened or depth > 0
-        j += 1
-        if opened and depth <= 0:
-            k = j
-            while k < len(lines) and (not lines[k].strip() or lines[k].strip().startswith("// meta")):
-                k += 1
-                if lines[k - 1].strip():
-                    j = k  # the note on omitted metadata belongs to the module
-            if k < len(lines) and _starts_module(lines[k].strip()):
-                j, opened = k, False
-                continue
-            break
-        if not opened and j - start > _MAX_STATEMENT_LINES:
-            break
-    return j
-
-
-_RESULT_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\((?:%|meta\[)|%[\w.]+\s*(?:/\*.*)?$|\(%)")
-
-
-def _headless_end(lines: list[str], start: int) -> int | None:
-    """One past the last line of a run of statements printed without their function (the
-    function's result and its '}' included); None when no line of it ends a statement."""
-    j, depth, ended, end = start, 0, False, None
-    while j < len(lines):
-        text = lines[j].strip()
-        if depth > 0:  # a statement printed over several lines
-            depth += bracket_depth(text)
-        elif not text:
-            k = next((k for k in range(j, len(lines)) if lines[k].strip()), len(lines))
-            if k == len(lines) or not _HEADLESS.match(lines[k].strip()):
-                break
-            j = k
-            continue
-        elif text.startswith("}"):
-            end = j + 1
-            break
-        elif j == start or _HEADLESS.match(text) or _RESULT_LINE.match(text):
-            depth = bracket_depth(text)
-        else:
-            break
-        ended = ended or (depth <= 0 and text.endswith(";"))
-        j += 1
-        end = j
-    return end if ended else None
 
 
 @dataclass
@@ -285,14 +201,14 @@ class _RelayParser:
 
     def _piece(self, text: str) -> str:
         """Read the line's first statement, header or brace; return what follows it."""
-        if not text or _HEADER.match(text):
+        if not text or HEADER.match(text):
             return ""
         top = self.blocks[-1] if self.blocks else None
         if top is not None and top.kind == "type":
             if text.startswith("}"):
                 self.blocks.pop()
             return ""
-        if top is not None and (_DEF.match(text) or (_TOP_FN.match(text) and (self.indent == 0 or top.headless))):
+        if top is not None and (DEF.match(text) or (_TOP_FN.match(text) and (self.indent == 0 or top.headless))):
             self._cut_short()  # a new module while one is open: the open one was cut off
             top = None
         if top is None:
@@ -315,19 +231,19 @@ class _RelayParser:
         return self._statement(text)
 
     def _top_level(self, text: str) -> str:
-        if m := _DEF.match(text):
+        if m := DEF.match(text):
             return self._open_function(m.group(1)[1:], text, m.end() - 1, "function")
         if m := _TOP_FN.match(text):
             return self._open_function("main", text, m.end() - 1, "function")
-        if _TYPE_DEF.match(text) and text.rstrip().endswith("{"):
+        if TYPE_DEF.match(text) and text.rstrip().endswith("{"):
             self.blocks.append(_Block("type", "type"))
             return ""
-        if _HEADLESS.match(text):
+        if HEADLESS.match(text):
             self._new_module(headless=True)
             self.modules[-1].functions.add("main")
             self.blocks.append(_Block("function", "main", headless=True))
             return text
-        if (m := _GLUED.search(text)) and m.start() > 0:
+        if (m := GLUED.search(text)) and m.start() > 0:
             self.warnings.add("glued", self.line_no, f"text before the IR skipped: {text[:m.start()].strip()[-40:]!r}")
             return text[m.start():]
         if _META_NOTE.match(text):
@@ -575,7 +491,7 @@ def _statements(lines):
             if not text:
                 continue
             start, indent, depth = line_no, len(line) - len(line.lstrip()), 0
-        elif re.match(r"^(%[\w.:]+\s*=|def\s|}|fn\s*\()", text) or line_no - start >= _MAX_STATEMENT_LINES:
+        elif re.match(r"^(%[\w.:]+\s*=|def\s|}|fn\s*\()", text) or line_no - start >= MAX_STATEMENT_LINES:
             yield start, indent, " ".join(buffer)  # a new statement: the open one is broken (reported where it began)
             buffer, start, indent, depth = [], line_no, len(line) - len(line.lstrip()), 0
         buffer.append(text)
@@ -590,7 +506,7 @@ def _statements(lines):
 def _opens_statement(text: str) -> bool:
     """Only Relay joins lines: a sentence with an open parenthesis stays one line, unless
     a function or statement is glued to its end."""
-    return bool(re.match(r"^(def\s|fn\s*[(\[]|%|@|let\s|type\s|[A-Za-z_][\w.]*\(|\()", text) or _GLUED.search(text))
+    return bool(re.match(r"^(def\s|fn\s*[(\[]|%|@|let\s|type\s|[A-Za-z_][\w.]*\(|\()", text) or GLUED.search(text))
 
 
 def _calls_post_order(e: Expr):
