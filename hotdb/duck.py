@@ -29,6 +29,12 @@ def connect(database: str = ":memory:", read_only: bool = False, *, whole_object
     return con
 
 
+def one_line(exc: Exception) -> str:
+    """An error in one line: its first (the rest of a DuckDB error is hints and context)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 @contextmanager
 def scratch(con: duckdb.DuckDBPyConnection, *, registered: tuple[str, ...] = (), tables: tuple[str, ...] = (),
             views: tuple[str, ...] = ()):

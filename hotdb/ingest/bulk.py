@@ -18,18 +18,14 @@ from __future__ import annotations
 import csv
 import json
 import re
-import shutil
-import tempfile
-import weakref
-from pathlib import Path
 
 import duckdb
 
-from hotdb.duck import connect
+from hotdb.duck import connect, one_line
 from hotdb.failpoints import failpoint
 from hotdb.ingest.base import Source
 from hotdb.ingest.device_totals import device_totals, rest_nodes
-from hotdb.ingest.rows import INT32_MAX, NodeTable
+from hotdb.ingest.rows import INT32_MAX, NodeTable, handed_over
 from hotdb.resources import sql
 
 
@@ -86,7 +82,7 @@ def read_report_json(source: Source, make_node) -> NodeTable:
             con.execute(_sql("report_json_calls"), {"structure": structure})
             described = con.execute("DESCRIBE SELECT call.* FROM report_calls").fetchall()
         except duckdb.Error as exc:
-            raise source.error(None, f"expected a Report JSON object with a list of call objects: {_first_line(exc)}",
+            raise source.error(None, f"expected a Report JSON object with a list of call objects: {one_line(exc)}",
                                field="calls") from None
         totals = device_totals(json.loads(metrics)) if metrics is not None else {}
         return _json_calls(source, con, described, make_node, totals)
@@ -172,12 +168,11 @@ def _scanned(source: Source, con, scan: str, header: list[str], make_node, first
             total += 1
     devices = [row[0] for row in con.execute(
         "SELECT DISTINCT device FROM calls WHERE device IS NOT NULL ORDER BY 1").fetchall()]
-    folder = Path(tempfile.mkdtemp(prefix="hotdb-calls-"))
     line = "NULL::INTEGER" if first_line is None else f"(rowid + {int(first_line)})::INTEGER"
-    con.execute(_sql("write_calls", line=line), {"path": str(folder / "calls.parquet")})
-    table = NodeTable(folder / "calls.parquet", signatures, total, devices, sum(totals.values()) if totals else None)
-    weakref.finalize(table, shutil.rmtree, folder, True)  # the loader is done with it, or never came
-    return table
+
+    return handed_over(lambda path: NodeTable(path, signatures, total, devices, sum(totals.values()) if totals else None),
+                       lambda path: con.execute(_sql("write_calls", line=line), {"path": str(path)}),
+                       "hotdb-calls-")
 
 
 def _reader_error(source: Source, exc: duckdb.Error, header: list[str]):
@@ -188,8 +183,5 @@ def _reader_error(source: Source, exc: duckdb.Error, header: list[str]):
     if line and columns:
         return source.error(int(line.group(1)), f"expected {columns.group(1)} fields ({', '.join(header)}), "
                                                 f"found {columns.group(2)}")
-    return source.error(int(line.group(1)) if line else None, f"the file is malformed: {_first_line(exc)}")
+    return source.error(int(line.group(1)) if line else None, f"the file is malformed: {one_line(exc)}")
 
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0]

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
-import weakref
-from pathlib import Path
 
 import duckdb
 
-from hotdb.duck import connect
+from hotdb.duck import connect, one_line
 from hotdb.errors import ParseError
 from hotdb.ingest.base import Source
-from hotdb.ingest.rows import NodeFile, node_frame, node_schema, unstorable
+from hotdb.ingest.rows import NodeFile, handed_over, node_frame, node_schema, unstorable
 from hotdb.resources import sql
 
 
@@ -44,7 +40,7 @@ def read_dump(graph: Source, trace: Source, make_node) -> NodeFile:
         try:
             return _runs(con, graph, trace, make_node)
         except duckdb.Error as exc:  # memory or disk, not the files: those were read above
-            raise graph.error(None, f"the dump could not be paired and written: {_first_line(exc)}") from None
+            raise graph.error(None, f"the dump could not be paired and written: {one_line(exc)}") from None
 
 
 def _runs(con, graph: Source, trace: Source, make_node) -> NodeFile:
@@ -64,7 +60,7 @@ def _parse(con, source: Source, name: str, params: dict) -> None:
 
 
 def _json_error(source: Source, exc: duckdb.Error):
-    text = _first_line(exc).partition("  Input: ")[0]  # not the whole input again
+    text = one_line(exc).partition("  Input: ")[0]  # not the whole input again
     where = re.search(r"at byte (\d+)[^:]*: (.*?)\.?\s*$", text)
     if where is None:
         return source.error(None, f"expected JSON: {text.removeprefix('Invalid Input Error: ')}")
@@ -127,7 +123,12 @@ def _write(con, graph: Source, trace: Source, make_node) -> NodeFile:
     numbers, rows = [], []
     for signature, op, attrs, shape, input_shapes, num_inputs in con.execute(sql("read", "dump_signatures")).fetchall():
         numbers.append(signature)
-        rows.append(make_node(op, _decoded(attrs), _decoded(shape), _decoded(input_shapes), num_inputs))
+        shape, input_shapes = _decoded(shape), _decoded(input_shapes)
+        try:
+            rows.append(make_node(op, _decoded(attrs), shape, input_shapes, num_inputs))
+        except (TypeError, ValueError, OverflowError):  # a dimension no integer is (1e400, "x")
+            raise graph.error(None, f"expected shapes of integers for a node of {op!r}, found {shape!r} "
+                                    f"(inputs {input_shapes!r})", field="shape") from None
     if not rows:
         raise trace.error(None, "the trace has no kernel events")
     try:
@@ -135,13 +136,9 @@ def _write(con, graph: Source, trace: Source, make_node) -> NodeFile:
     except ParseError:
         raise _unstorable_node(con, graph, dict(zip(numbers, rows))) from None
     con.register("dump_signature_rows", frame.append_column("signature", pa.array(numbers, type=pa.uint64())))
-    folder = Path(tempfile.mkdtemp(prefix="hotdb-dump-"))
-    path = folder / "nodes.parquet"
-    con.execute(sql("read", "dump_write"), {"path": str(path)})
     count = con.execute("SELECT count(*) FROM dump_calls WHERE kernel").fetchall()[0][0]
-    table = NodeFile(path, count)
-    weakref.finalize(table, shutil.rmtree, folder, True)  # the loader is done with it, or never came
-    return table
+    return handed_over(lambda path: NodeFile(path, count),
+                       lambda path: con.execute(sql("read", "dump_write"), {"path": str(path)}), "hotdb-dump-")
 
 
 def _unstorable_node(con, graph: Source, by_number: dict):
@@ -150,9 +147,6 @@ def _unstorable_node(con, graph: Source, by_number: dict):
     order = con.execute("SELECT signature FROM dump_calls WHERE kernel ORDER BY node_index").fetchall()
     return unstorable(graph, [by_number[number] for (number,) in order], node_schema())
 
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0]
 
 
 def _decoded(text: str | None):

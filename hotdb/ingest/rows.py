@@ -502,6 +502,26 @@ class NodeTable:
     reported_total_us: float | None = None  # the devices' totals, when the report gives them
 
 
+def handed_over(description, write, prefix: str):
+    """`description` (a NodeTable's, a NodeFile's kind) of the file `write(path)` makes in a
+    new temporary folder: the loader reads it; the folder goes once the description does
+    (the loader is done with it, or never came)."""
+    import shutil
+    import tempfile
+    import weakref
+
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    path = folder / "rows.parquet"
+    try:
+        write(path)
+        made = description(path)
+    except BaseException:
+        shutil.rmtree(folder, True)
+        raise
+    weakref.finalize(made, shutil.rmtree, folder, True)
+    return made
+
+
 @dataclass
 class NodeFile:
     """A large graph's kernel nodes as whole rows (node_schema()'s columns) in a Parquet

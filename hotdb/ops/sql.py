@@ -15,6 +15,7 @@ import math
 import threading
 
 from hotdb import limits
+from hotdb.duck import one_line
 from hotdb.errors import BadArgument, QueryLimit, UsageError
 from hotdb.result import Result
 from hotdb.store.database import Database
@@ -38,7 +39,7 @@ def sql(database: Database, text: str, *, timeout_s: float | None = None,
         try:
             statements = store.con.extract_statements(text)
         except duckdb.Error as exc:
-            raise UsageError(f"SQL error: {_first_line(exc)}") from None
+            raise UsageError(f"SQL error: {one_line(exc)}") from None
         if len(statements) != 1:
             raise UsageError(f"hotdb sql runs one query at a time; this text holds {len(statements)} statements")
         statement = statements[0]
@@ -62,7 +63,7 @@ def sql(database: Database, text: str, *, timeout_s: float | None = None,
             raise QueryLimit(f"the query needed more than the {_size(memory)} of memory it may take and was stopped "
                              "(HOTDB_MEMORY_LIMIT sets the limit)", limit="memory_limit") from None
         except duckdb.Error as exc:
-            raise UsageError(f"SQL error: {_first_line(exc)}") from None
+            raise UsageError(f"SQL error: {one_line(exc)}") from None
         finally:
             timer.cancel()
 
@@ -88,7 +89,3 @@ def _bytes(value: int | str) -> int:
 def _size(n: int) -> str:
     return f"{n / 2**30:.3g} GiB" if n >= 2**30 else f"{n / limits.MiB:.4g} MiB"
 
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
