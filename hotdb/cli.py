@@ -145,15 +145,12 @@ def top(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank by time with share and cumulative share (tasks: of the tunable kernel time)."""
+    from hotdb import words
+
     table = fmt is OutputFormat.table  # the run's totals only make the notes under a table
     result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models,
                         weights=_weights(weight), share_of=share_of.value, projected=projected, totals=table)
-    if table:
-        from hotdb import words
-
-        _render(result, fmt, words.top(result))
-    else:
-        _render(result, fmt)
+    _render(result, fmt, words.top(result) if table else None)
 
 
 @app.command()
