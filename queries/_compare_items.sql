@@ -21,8 +21,9 @@
 --
 -- The whole run, '(end to end)', is judged alone (no adjustment). An item with no kernel
 -- (VM builtins, the runtime's overhead: the whole run less its kernels, a difference of
--- two noisy times that can near 0) is not judged: log-normal noise does not describe it,
--- and the whole run's row holds its time.
+-- two noisy times that can near 0, and is left out of a run where it is not above 0) is
+-- not judged, not even added or removed: log-normal noise does not describe it, and the
+-- whole run's row holds its time.
 --
 -- @param a_runs         run ids of side A (a list)
 -- @param b_runs         run ids of side B (a list)
@@ -168,9 +169,10 @@ adjusted AS (
 judged AS (
     SELECT *,
            CASE
+               -- before added/removed: the overhead is left out of a run where it came to <= 0
+               WHEN NOT kernel THEN 'can''t tell'
                WHEN time_a_us IS NULL AND runs_a IS NULL THEN 'added'
                WHEN time_b_us IS NULL AND runs_b IS NULL THEN 'removed'
-               WHEN NOT kernel THEN 'can''t tell'
                WHEN busy_run IS NOT NULL THEN 'can''t tell'
                WHEN noise_from = 'runs' AND p_value <= 0.05 AND abs(ratio - 1) * 100 >= threshold_pct
                    THEN CASE WHEN ratio > 1 THEN 'slower' ELSE 'faster' END
@@ -189,7 +191,7 @@ SELECT item, task_name, task_args, time_a_us, time_b_us, time_b_us - time_a_us A
        p_value, verdict IN ('faster', 'slower') AS significant, verdict,
        CASE
            WHEN verdict <> 'can''t tell' THEN NULL
-           WHEN NOT kernel AND noise_from IS NOT NULL THEN
+           WHEN NOT kernel THEN
                'not a kernel: the runtime''s own time (the whole run''s row judges it)'
            WHEN noise_from IS NULL THEN 'no time measured on a side (a call the profiler timed as 0)'
            WHEN busy_run IS NOT NULL THEN

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -118,3 +119,20 @@ def test_compare_by_op_and_kernel(two_runs):
     kernels = cli("compare", "--by", "node", "-f", "json").json()
     assert all(r["item"].startswith(("kernel ", "(end to end)")) for r in kernels)
     assert sum(1 for r in kernels if r["verdict"] == "slower" and r["item"] != "(end to end)") == 1
+
+
+def test_runtime_time_on_one_side_only_is_not_judged_added_or_removed(cli, tmp_path):
+    """A VM builtin, or the runtime's overhead (a live capture leaves it out where the whole
+    run less its kernels came to <= 0), present in one run only: not a kernel, so never
+    'added' or 'removed', whatever the noise made of it."""
+    plain = (Path(__file__).parent / "data" / "profile-report" / "resnet50_nhwc.report.csv").read_text()
+    with_builtin = plain + '"float32[1, 1000]",1,"cpu0",12.5,"0","vm.builtin.alloc_storage",0.05,"","","","","",""\n'
+    (tmp_path / "a.csv").write_text(with_builtin)
+    (tmp_path / "b.csv").write_text(plain)
+    for side in ("a", "b"):
+        assert cli("ingest", tmp_path / f"{side}.csv", "--model", "r50", "--run", side).code == 0
+    rows = {r["item"]: r for r in cli("compare", "a", "b", "--by", "kernel", "-f", "json").json()}
+    builtin = rows["kernel vm.builtin.alloc_storage"]
+    assert builtin["time_a_us"] == pytest.approx(12.5) and builtin["time_b_us"] is None
+    assert builtin["verdict"] == "can't tell" and "not a kernel" in builtin["reason"]
+    assert {r["verdict"] for r in rows.values()} <= {"can't tell", "within noise"}  # the same kernels both sides
