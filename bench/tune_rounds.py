@@ -16,7 +16,9 @@ afterwards every copy is applied and the model re-profiled: the latency a user w
 had by stopping the tune then. (h)'s wall time includes its own re-profiles, as a user
 waits for them. Prints a table and writes bench/tune_rounds.png.
 
-    python bench/tune_rounds.py [MODEL] [--trials B] [--repeats N] [--every SECONDS]
+    python bench/tune_rounds.py [MODEL] [--trials B] [--repeats N] [--every SECONDS] [--configs a,h,w]
+
+(--configs a,h leaves out (w) and the tune of --warm-from it starts from: ~20 minutes less.)
 """
 
 from __future__ import annotations
@@ -132,15 +134,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--every", type=float, default=60.0, help="seconds between database copies")
     parser.add_argument("--plot", type=Path, default=Path(__file__).parent / "tune_rounds.png")
+    parser.add_argument("--configs", default="a,h,w", help="which of (a), (h), (w) to run; (a) always runs")
     args = parser.parse_args()
+    chosen = [name for name in CONFIGS if name[1] == "a" or name[1] in args.configs.split(",")]
     target = parse_target(None)
     loaded = load_model(args.model)
     root = Path(tempfile.mkdtemp(prefix="hotdb-rounds-"))
     untuned = statistics.median(latency_ms(loaded, target, None) for _ in range(3))
     print(f"model {args.model}, untuned end-to-end {untuned:,.1f} ms (median of 3 profiles), B = {args.trials}",
           flush=True)
-    source_db, source_cache = warm_source(root, args.warm_from, args.trials)
-    curves: dict[str, list[list[tuple[float, float]]]] = {name: [] for name in CONFIGS}
+    if "(w) hotdb, warm" in chosen:
+        source_db, source_cache = warm_source(root, args.warm_from, args.trials)
+    curves: dict[str, list[list[tuple[float, float]]]] = {name: [] for name in chosen}
     walls: dict[str, list[float]] = {k: [] for k in curves}
     for repeat in range(args.repeats):
         for name in curves:
@@ -203,7 +208,7 @@ def report(curves, walls, untuned: float, args) -> None:
             at_t = [at(c, t, untuned) for c in curves[name]]
             cells.append(f"{min(at_t):,.1f}-{max(at_t):,.1f}")
         print(f"| {t:,.0f} | " + " | ".join(cells) + " |")
-    worse = [(t, name) for name in CONFIGS[1:] for t in times if t <= min(max(walls[a_name]), max(walls[name]))
+    worse = [(t, name) for name in list(curves)[1:] for t in times if t <= min(max(walls[a_name]), max(walls[name]))
              and max(at(c, t, untuned) for c in curves[name]) > max(at(c, t, untuned) for c in curves[a_name]) * (1 + NOISE)]
     print(f"\nwall times where a hotdb curve's worst repeat is worse than (a)'s worst by more than the noise "
           f"({NOISE:.0%}): {worse or 'none'}")

@@ -52,6 +52,7 @@ def test_tune_in_rounds_that_follow_the_hotspot(tuned, cli):
     db = ["--db", tuned["db"]]
     assert tuned["code"] == 0, tuned["err"]
     assert tuned["err"].count("round ") >= 2 and "Traceback" not in tuned["err"]
+    assert "cost model new, untrained for this round: a small search" in tuned["err"]  # 4 trials of 100
     joined = JOINED.findall(tuned["err"])  # one line per batch: trials so far, the task, its best
     assert len(joined) >= 2 and all(int(done) <= int(total) for done, total, *_ in joined)
     rows = {r["item"]: r for r in json.loads(tuned["out"])}
@@ -105,6 +106,20 @@ def test_a_tune_starts_from_the_records_of_earlier_tunes(tuned, tmp_path):
     # the seeded records are the best hotdb held for that workload, unchanged but for the index
     stored = {json.dumps(json.loads(line)[1]) for line in (tuned["work"] / "database_tuning_record.json").open()}
     assert all(json.dumps(json.loads(line)[1]) in stored for line in lines[:warm])
+
+
+def test_the_search_is_small_only_while_the_cost_model_stays_untrained():
+    """XGBModel predicts at random until it has seen num_warmup_samples trials: a round
+    that ends before then searches small; one that gets there searches as MetaSchedule does."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from hotdb.capture.tuner import RANDOM_MODEL_SEARCH, _search
+
+    model = ms.cost_model.XGBModel(num_warmup_samples=8, num_tuning_cores=1)
+    small = _search(model, 7, ms)
+    assert isinstance(small, ms.search_strategy.EvolutionarySearch)
+    assert small.population_size == RANDOM_MODEL_SEARCH["population_size"] < 512
+    assert _search(model, 8, ms) == "evolutionary"
 
 
 def test_a_projection_counts_the_records_another_model_left(tuned, cli):

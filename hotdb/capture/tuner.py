@@ -88,14 +88,18 @@ def run(job: dict, work: Path) -> str:
     for handler in list(ms_logger.handlers):
         ms_logger.removeHandler(handler)
         handler.close()
-    contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work), num_threads="physical")
+    cost_model, cost_model_state = _cost_model(job.get("cost_model"), ms)
+    strategy = _search(cost_model, job["trials"], ms)
+    if not isinstance(strategy, str):
+        cost_model_state += ", untrained for this round: a small search"
+    contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
+        tasks, str(work), strategy=strategy, num_threads="physical")
     database = ms.database.JSONDatabase(work_dir=str(work))
     policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight))
                      for t, e in zip(job["tasks"], tasks)], per_task_max=job["per_task_max"],
                     budget=job["trials"], deadline=time.monotonic() + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
             for i, (t, ctx) in enumerate(zip(job["tasks"], contexts))]
-    cost_model, cost_model_state = _cost_model(job.get("cost_model"), ms)
     emit("start", cost_model=cost_model_state,
          tasks=[{"name": t.name, "warm_records": n, "warm_best_us": t.best_s * 1e6 if t.best_s else None}
                 for t, n in zip(policy.tasks, warm)])
@@ -173,6 +177,25 @@ def _cost_model(path: str | None, ms):
             print(f"cost model {path} not loaded: {type(exc).__name__}: {exc}", flush=True)
             model = ms.cost_model.XGBModel(num_tuning_cores=os.cpu_count() or 1, tree_method="auto")
     return model, "new"
+
+
+# The evolutionary search while the cost model predicts at random: a population of 64 (of
+# 512) evolved once (of 4). It still holds a fifth of measured records and their mutants,
+# so a warm start searches near its best; what it no longer does is rank thousands of
+# candidates by random scores. One batch's search of a ResNet-18 convolution took 20-52 s
+# with the default on this 2-core machine beside two busy processes, 1-2.6 s so
+# (bench/README.md, "Tuning to the end result").
+RANDOM_MODEL_SEARCH = {"population_size": 64, "genetic_num_iters": 1}
+
+
+def _search(cost_model, trials: int, ms):
+    """MetaSchedule's evolutionary search, made small when the cost model will predict at
+    random for the whole tune: XGBModel scores candidates at random until it has seen
+    `num_warmup_samples` (100) trials, and a search that ranks by random scores buys
+    nothing with its time."""
+    if cost_model.data_size + trials < cost_model.num_warmup_samples:
+        return ms.search_strategy.EvolutionarySearch(**RANDOM_MODEL_SEARCH)
+    return "evolutionary"
 
 
 def _save_cost_model(model, path: str | None) -> None:
