@@ -3,6 +3,8 @@
     python bench/memory_bounds.py                      every input below
     python bench/memory_bounds.py --streamed           the baseline and the streamed texts only
     python bench/memory_bounds.py --relay-mib 64,256   the sizes of the streamed Relay texts (16,64)
+    python bench/memory_bounds.py --every-reader       the baseline and each reader's largest input
+    python bench/memory_bounds.py --every-reader relay,ms-database   those readers only (reader_inputs.MAKERS)
 
 Baseline: the same process reading the 1 MiB debug log made here (what every ingest
 costs: Python, DuckDB, the loader). Each input's peak resident memory is given as MiB
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -113,10 +116,48 @@ def streamed_cases(folder: Path, relay_sizes: tuple[int, ...]) -> list:
                      {"HOTDB_STREAM_BYTES": "1MiB"}) for size in relay_sizes]
 
 
-def main(streamed_only: bool, relay_sizes: tuple[int, ...]) -> None:
+READ_WHOLE = int(os.environ.get("BENCH_READ_WHOLE", 64 * MiB - 64 * 1024))  # just under HOTDB_MAX_READ_BYTES (and HOTDB_STREAM_BYTES)
+STREAMED = int(os.environ.get("BENCH_STREAMED", 80 * MiB))  # above HOTDB_STREAM_BYTES: streamed line by line, or by DuckDB
+# formats a plain file of which is streamed above HOTDB_STREAM_BYTES; a gzip of them is read whole
+STREAMING = ("debug-log", "relay", "report-csv", "report-json")
+# what detection does not find at this size: a graph JSON lists its nodes before "arg_nodes",
+# beyond the 64 KiB sniffed
+FORMAT_ASKED = {"graph-json": ("--format", "graph-json")}
+
+
+def reader_cases(folder: Path, only: tuple[str, ...] = ()) -> list:
+    """Each reader's largest input (bench/reader_inputs.py): just under the read limit,
+    and for a streaming format also a file above the stream threshold and a gzip read
+    whole. Each is made in a child process just before it is read, and deleted after."""
+    from reader_inputs import MAKERS
+
+    cases = []
+    for name in only or tuple(MAKERS):
+        sizes = [(READ_WHOLE, False), (STREAMED, False), (READ_WHOLE, True)] if name in STREAMING else [(READ_WHOLE, False)]
+        for size, gz in sizes:
+            path = folder / f"{name}-{size}{'.gz' if gz else ''}"
+            how = "gzip, read whole" if gz else "streamed" if size > READ_WHOLE else "read whole"
+            if name in ("debug-dump", "ms-database"):
+                how = "a folder of two files, each " + f"{size / MiB:.2f} MiB at most, read whole"
+            cases.append((f"{name}, {size / MiB:.2f} MiB of text ({how})", partial(made_input, name, path, size, gz),
+                          FORMAT_ASKED.get(name, ())))
+    return cases
+
+
+def made_input(name: str, path: Path, size: int, gz: bool) -> tuple[Path, str]:
+    """bench/reader_inputs.py in a child process (see made_apart): the path and how many
+    records it holds."""
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("reader_inputs.py")), name, str(path), str(size),
+                           *(["--gzip"] if gz else [])], check=True, capture_output=True, text=True)
+    return path, f"{int(done.stdout):,} records"
+
+
+def main(streamed_only: bool, relay_sizes: tuple[int, ...], readers: tuple[str, ...] | None = None) -> None:
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         folder = Path(tmp)
         base = [("baseline: debug log, 1 MiB", make(folder / "base.log.gz", MiB, LOG_LINE), ())]
+        if readers is not None:
+            return table(folder, base + reader_cases(folder, readers))
         if streamed_only:
             return table(folder, base + streamed_cases(folder, relay_sizes))
         cases = base + [("debug log, 64 MiB (the default limit)", make(folder / "log64.log.gz", 64 * MiB, LOG_LINE), ()),
@@ -140,13 +181,21 @@ def table(folder: Path, cases: list) -> None:
     print("|---|---|---|---|---|---|---|")
     for name, path, extra in cases:
         made = path() if callable(path) else path
+        made, note = made if isinstance(made, tuple) else (made, "")
         env = extra if isinstance(extra, dict) else None
         code, seconds, mib, said = peak(folder, made, *(() if env else extra), env=env)
         base_mib = base_mib or mib
-        size = f"{made.stat().st_size / MiB:.2f} MiB" if made.is_file() else "-"
+        size = f"{_bytes(made) / MiB:.2f} MiB" if made.exists() and not made.is_char_device() else "-"
+        name += f", {note}" if note else ""
         print(f"| {name} | {size} | {code} | {seconds:.1f} | {mib} | {mib / base_mib:.2f} | {said[:90]} |", flush=True)
         if callable(path):
-            made.unlink()
+            shutil.rmtree(made) if made.is_dir() else made.unlink()
+            (folder / f"{made.name}.duckdb").unlink(missing_ok=True)
+
+
+def _bytes(path: Path) -> int:
+    """A file's size, or the sum of a folder's files."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
 
 
 if __name__ == "__main__":
@@ -159,4 +208,7 @@ if __name__ == "__main__":
         # a GiB (13 million) takes ~30 minutes
         args = sys.argv[1:]
         sizes = args[args.index("--relay-mib") + 1] if "--relay-mib" in args else "16,64"
-        main("--streamed" in args, tuple(int(n) * MiB for n in sizes.split(",")))
+        every = args.index("--every-reader") if "--every-reader" in args else None
+        readers = None if every is None else tuple(n for n in "".join(args[every + 1:every + 2]).split(",")
+                                                   if n and not n.startswith("-"))
+        main("--streamed" in args, tuple(int(n) * MiB for n in sizes.split(",")), readers)

@@ -17,9 +17,13 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a large Report JSON, read whole: unbounded when unset)
 
 What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
-under 1 GB; a streamed debug log under 500 MiB whatever its size (bench/README.md,
-"Memory bounds": 173 MiB at 256 MiB and at 1 GiB, each ingest a fresh process). A
-streamed Relay text does not yet: 385 MiB at 256 MiB, 548 MiB at 1 GiB.
+under 1 GB, whatever reads it (bench/README.md, "Every reader at its read limit": 989 MiB
+at most, a MetaSchedule database of two 64 MiB files, each record a workload of its own);
+a streamed debug log of a model's kernels under 500 MiB whatever its size ("Memory
+bounds": 173 MiB at 256 MiB and at 1 GiB, each ingest a fresh process), though one of
+ever new node names grows with them (645 MiB at 80 MiB). A streamed Relay text does not
+yet: 385 MiB at 256 MiB, 548 MiB at 1 GiB; nor a report streamed by DuckDB whose every
+call is a kernel of its own (80 MiB: 1.8 GB as CSV, 1.2 GB as JSON).
 """
 
 from __future__ import annotations

@@ -36,10 +36,11 @@ FOLDER_FILES = (DUMP_FILES, MS_FILES)
 @dataclass(frozen=True)
 class Source:
     """One input, read once: its bytes, hash and decoded text. A debug executor dump
-    folder is one input too: its files are `members`, and `data` joins them for the hash."""
+    folder is one input too: its files are `members`, hashed and sized as if joined
+    (`name\\0data\\0name\\0data`), not joined: two files of 64 MiB would be held twice."""
 
     path: Path
-    data: bytes  # all of it; for a streamed file, only its first SNIFF_BYTES
+    data: bytes  # all of it; for a streamed file, only its first SNIFF_BYTES; for a folder, nothing
     members: tuple[tuple[str, bytes], ...] = ()
     streamed_size: int | None = None  # set when the file is too large to hold: readers stream it
     # A block of a pasted text (hotdb/ingest/paste.py): its lines keep the file's numbers
@@ -75,7 +76,7 @@ class Source:
             if not members:
                 raise ParseError(path, None, "a folder is read only as a debug dump (" + " and ".join(DUMP_FILES)
                                  + ") or a MetaSchedule database (" + " and ".join(MS_FILES) + ")")
-            return cls(path, b"\0".join(name.encode() + b"\0" + data for name, data in members), members)
+            return cls(path, b"", members)
         try:
             size = path.stat().st_size
             with open_input(path) as handle:
@@ -109,12 +110,20 @@ class Source:
 
     @property
     def size(self) -> int:
+        if self.members:
+            return sum(len(name.encode()) + 2 + len(data) for name, data in self.members) - 1
         return self.streamed_size if self.streamed_size is not None else len(self.data)
 
     @cached_property
     def sha256(self) -> str:
         if self.digest is not None:
             return self.digest
+        if self.members:
+            digest = hashlib.sha256()
+            for i, (name, data) in enumerate(self.members):
+                digest.update((b"\0" if i else b"") + name.encode() + b"\0")
+                digest.update(data)
+            return digest.hexdigest()
         if self.streamed_size is None:
             return hashlib.sha256(self.data).hexdigest()
         hashing = self.__dict__.get("_hashing")

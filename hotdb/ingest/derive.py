@@ -35,6 +35,8 @@ def _has_operand_columns(row_class) -> bool:
     return "data_shape_logical" in getattr(row_class, "__dataclass_fields__", ())
 
 
+CACHE_KEPT = 4096  # the most recent signatures derive() keeps: a model has a few hundred
+
 #: the NodeRow columns derive() fills
 DERIVED_COLUMNS = ("kernel_family", "func_base", "func_number", "out_shape_logical", "data_shape_logical",
                    "weight_shape_logical", "args_flat")
@@ -51,6 +53,8 @@ def derive(row, cache: dict | None = None):
     if derived is None:
         derive_kernel_columns(row)
         cache[key] = tuple(getattr(row, name) for name in DERIVED_COLUMNS)
+        if len(cache) > CACHE_KEPT:  # a table of ever new kernels: ~1 KB a key, kept bounded
+            del cache[next(iter(cache))]
     else:
         for name, value in zip(DERIVED_COLUMNS, derived):
             setattr(row, name, value)

@@ -28,7 +28,10 @@ def read_dump(graph: Source, trace: Source, make_node) -> NodeFile:
     make_node(op, attrs, shape, input_shapes, num_inputs) makes a signature's NodeRow from
     the node's fields (decoded JSON)."""
     with connect(whole_objects=True) as con:
-        _parse(con, graph, "dump_nodes", {"literal": _literal(graph)})
+        # one thread: each file is one JSON object, parsed by one thread anyway, and on two
+        # a 57 MiB graph dump took 730 MiB to read, 507 MiB on one (bench/README.md)
+        con.execute("SET threads = 1")
+        _parse(con, graph, "dump_nodes_literal" if _literal(graph) else "dump_nodes", {})
         if not con.execute("SELECT count(*) FROM dump_nodes").fetchall()[0][0]:
             _check_document(con, graph, "nodes", 'expected a graph dump with a "nodes" list')
         unnamed = con.execute("SELECT min(rowid) FROM dump_nodes WHERE name IS NULL").fetchall()[0][0]

@@ -59,8 +59,11 @@ class MsDatabase:
             parsed.tasks.append(row)
         if not parsed.tasks:
             raise workloads.error(None, "the database has no workloads")
+        workloads.forget_text()  # each file may hold 64 MiB: its text is not kept while the next is read
         if any(name == MS_FILES[1] for name, _ in source.members):
-            self._records(source.member(MS_FILES[1]), parsed)
+            records = source.member(MS_FILES[1])
+            self._records(records, parsed)
+            records.forget_text()
         return parsed
 
     def _records(self, records: Source, parsed: Parsed) -> None:

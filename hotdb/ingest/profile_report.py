@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import codecs
 import csv
-import io
 import json
 import re
+from collections.abc import Iterator
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import derive
 from hotdb.ingest.device_totals import device_totals, rest_nodes
-from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo
+from hotdb.ingest.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
 
 _ARG = re.compile(r"(\w+)\[([\d,\s]*)\]")
 _TABLE_HEADER = re.compile(r"^\s*Name\s+Duration \(us\)\s+Percent\s+Device\s+Count")
@@ -87,13 +87,17 @@ class ProfileReport:
         else:
             calls, totals, config = _from_table(source)
             variant = "table"
-        parsed = Parsed(role="profile", run=RunInfo(variant=f"report {variant}"))
+        # the nodes as Arrow, each call's dict dropped once it is a node: a report of
+        # distinct calls held ~3 KB of Python objects a call (bench/README.md)
+        parsed = Parsed(role="profile", nodes=NodeList(source), run=RunInfo(variant=f"report {variant}"))
         derived: dict = {}
         for index, (line_no, call) in enumerate(calls):
             parsed.nodes.append(_node(source, index, line_no, call, derived))
+            if isinstance(calls, list):
+                calls[index] = None
         if not parsed.nodes:
             raise source.error(None, "the report has no calls")
-        _rest_of_totals(parsed, totals, len(calls))
+        _rest_of_totals(parsed, totals, len(parsed.nodes))
         devices = sorted({n.device for n in parsed.nodes if n.device})
         parsed.run.device = ",".join(devices) or None
         if isinstance(config, dict) and config.get("Executor"):
@@ -198,15 +202,21 @@ def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], li
 _METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")
 
 
-def _from_json(source: Source, text: str) -> tuple[list[tuple[int | None, dict]], dict[str, float]]:
+def _from_json(source: Source, text: str) -> tuple[Iterator[tuple[int | None, dict]], dict[str, float]]:
     try:
         report = json.loads(text, strict=False)
     except json.JSONDecodeError as exc:
         raise source.error(exc.lineno, f"expected a Report JSON object: {exc.msg} at column {exc.colno}") from None
     if not isinstance(report, dict) or not isinstance(report.get("calls"), list):
         raise source.error(None, "expected {\"calls\": [...], \"device_metrics\": {...}}", field="calls")
-    calls = []
-    for i, call in enumerate(report["calls"]):
+    return _json_calls(source, report.pop("calls")), device_totals(report.get("device_metrics"))
+
+
+def _json_calls(source: Source, calls: list) -> Iterator[tuple[int | None, dict]]:
+    """Each call flattened ({"microseconds": 12.5} -> 12.5), its decoded object dropped
+    from the list once flattened."""
+    for i, call in enumerate(calls):
+        calls[i] = None
         if not isinstance(call, dict):
             raise source.error(None, f"call {i} is not an object", field=f"calls[{i}]")
         flat = {}
@@ -217,29 +227,37 @@ def _from_json(source: Source, text: str) -> tuple[list[tuple[int | None, dict]]
                 flat[key] = metric
         if "Duration (us)" not in flat:
             raise source.error(None, f"call {i} has no 'Duration (us)'", field=f"calls[{i}]")
-        calls.append((None, flat))
-    return calls, device_totals(report.get("device_metrics"))
+        yield None, flat
 
 
-def _from_csv(source: Source, text: str) -> list[tuple[int | None, dict]]:
-    reader = csv.reader(io.StringIO(text))
+def _from_csv(source: Source, text: str) -> Iterator[tuple[int | None, dict]]:
+    """The calls, row by row as read: io.StringIO would hold the text again, 4 bytes a
+    character."""
+    reader = csv.reader(_lines_kept_ends(text))
     try:
         header = next(reader)
     except csv.Error as exc:  # the words of the large-file reader (bulk.read_report_csv)
         raise source.error(1, f"expected a CSV header: {exc}") from None
     if "Duration (us)" not in header or "Name" not in header:
         raise source.error(1, "expected a header with 'Name' and 'Duration (us)'")
-    calls = []
     try:
         for line_no, row in enumerate(reader, start=2):
             if not row:
                 continue
             if len(row) != len(header):
                 raise source.error(line_no, f"expected {len(header)} fields ({', '.join(header)}), found {len(row)}")
-            calls.append((line_no, dict(zip(header, row))))
+            yield line_no, dict(zip(header, row))
     except csv.Error as exc:  # e.g. a carriage return alone inside an unquoted field
         raise source.error(reader.line_num, f"the file is malformed: {exc}") from None
-    return calls
+
+
+def _lines_kept_ends(text: str) -> Iterator[str]:
+    """The text's lines with their ends, cut at \\n only (as iterating io.StringIO(text))."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start) + 1 or size
+        yield text[start:end]
+        start = end
 
 
 def _from_table(source: Source):

@@ -27,7 +27,7 @@ import re
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader
-from hotdb.ingest.rows import IrCallRow, Parsed
+from hotdb.ingest.rows import IrCallList, IrCallRow, Parsed
 from hotdb.ingest.text import bracket_depth
 from hotdb.workload import WorkloadError, flat_dims, from_kernel_args, from_relay_call, parse_kernel_name, relay_op_family
 from hotdb.workload.families import sblock_family
@@ -76,10 +76,11 @@ class RelaxScript:
     def parse(self, source: Source) -> Parsed:
         statements = list(_logical_lines(source.lines))
         primfuncs = _primfuncs(source, statements)
-        parsed = Parsed(role="ir")
+        parsed = Parsed(role="ir", ir_calls=IrCallList(source))  # as Arrow: ~1 KB a call as Python objects
         function, scope, indent = None, {}, 0
         pending_decorator = None
-        modules: list[list] = [[set(), [], None]]  # [function names, calls, first line] of each module pasted
+        # [function names, (first, one past last) index of its calls, first line] of each module pasted
+        modules: list[list] = [[set(), None, None]]
         for line_no, current_indent, text in statements:
             if text.startswith("#"):
                 continue
@@ -90,7 +91,7 @@ class RelaxScript:
                 if pending_decorator and _RELAX_FUNCTION.match(pending_decorator):
                     function, indent = text[4:].split("(", 1)[0].strip(), current_indent
                     if function in modules[-1][0]:
-                        modules.append([set(), [], None])  # `main` again: a second module was pasted
+                        modules.append([set(), None, None])  # `main` again: a second module was pasted
                     modules[-1][0].add(function)
                     modules[-1][2] = modules[-1][2] or line_no
                     scope = self._params(source, line_no, text)
@@ -109,7 +110,8 @@ class RelaxScript:
                 self._statement(source, parsed, primfuncs, scope, function, line_no, text)
             except ExprError as exc:
                 raise source.error(line_no, f"{exc} (column {exc.column + 1})") from None
-            modules[-1][1].extend(parsed.ir_calls[before:])
+            if len(parsed.ir_calls) > before:
+                modules[-1][1] = (modules[-1][1] or (before,))[:1] + (len(parsed.ir_calls),)
         self._keep_last_module(source, parsed, modules)
         if not parsed.ir_calls:
             raise source.error(None, "no Relax calls found: expected R.* calls or R.call_tir(cls.<PrimFunc>, ...) in an @R.function")
@@ -119,12 +121,15 @@ class RelaxScript:
         with_calls = [(calls, first) for _, calls, first in modules if calls]
         if len(with_calls) < 2:
             return
-        kept, first = with_calls[-1]
+        (start, end), first = with_calls[-1]
         parsed.warnings.append(f"{source.name}: {len(with_calls)} modules are printed one after the other; the last one "
                                f"(line {first}) is read, the others (line "
                                + ", line ".join(str(line) for _, line in with_calls[:-1]) + ") are skipped")
-        for index, call in enumerate(kept):
-            call.call_index = index
+        kept = IrCallList(source)
+        for index, call in enumerate(parsed.ir_calls):
+            if start <= index < end:
+                call.call_index = index - start
+                kept.append(call)
         parsed.ir_calls = kept
         used = {c.workload_key for c in kept if c.workload_key}
         parsed.workloads = {k: w for k, w in parsed.workloads.items() if k in used}

@@ -18,7 +18,7 @@ import re
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import INT32_MAX, NodeRow, Parsed, RunInfo
+from hotdb.ingest.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
 from hotdb.ingest.text import line_ranges
 
 _HEADER = re.compile(r"^\s*#OpName(NShape)?\s+#InvokeCount\s+#Duration\(us\):\s*Sum/Mean/Min/Max")
@@ -52,7 +52,7 @@ class VmStat:
         if at is None:
             raise source.error(None, "no header '#OpName  #InvokeCount  #Duration(us): Sum/Mean/Min/Max'")
         with_shapes = bool(_HEADER.match(lines[at]).group(1))
-        parsed = Parsed(role="profile", run=RunInfo(variant="VM profiler get_stat"))
+        parsed = Parsed(role="profile", nodes=NodeList(source), run=RunInfo(variant="VM profiler get_stat"))
         skipped = []
         for line_no, line in enumerate(lines[at + 1:], start=at + 2):
             text = line.strip()

@@ -18,6 +18,7 @@ from hotdb.ingest.base import Source
 from hotdb.ingest.rows import (
     CALL_COLUMNS,
     SIGNATURE_COLUMNS,
+    ArrowRows,
     GraphNodeRow,
     IrCallRow,
     NodeFile,
@@ -77,8 +78,25 @@ def _append(store: Store, source: Source, table: str, prefix: dict, rows, row_cl
     rows.Samples) are inserted as one stream of their chunks (`_insert_frames`)."""
     if hasattr(rows, "frames"):
         _insert_frames(store, table, prefix, rows.frames())
+    elif len(rows) > ArrowRows.CHUNK:  # made as DuckDB reads them: not all of them as Arrow at once
+        _insert_frames(store, table, prefix, _arrow_chunks(store, source, table, column_names(row_class), rows))
     elif rows:
         _insert_arrow(store, table, prefix, _typed_arrow(store, source, table, column_names(row_class), rows))
+
+
+def _arrow_chunks(store: Store, source: Source, table: str, names: list[str], rows: list):
+    """_typed_arrow of each ArrowRows.CHUNK rows in turn; a value a column cannot hold is
+    said of the row among all of them."""
+    import pyarrow as pa
+
+    columns = _table_schema(store, table)
+    schema = pa.schema([columns.field(name) for name in names])
+    for start in range(0, len(rows), ArrowRows.CHUNK):
+        part = rows[start:start + ArrowRows.CHUNK]
+        try:
+            yield pa.table({name: [getattr(row, name) for row in part] for name in names}, schema=schema)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            raise unstorable(source, rows, schema) from None
 
 
 def _typed_arrow(store: Store, source: Source, table: str, names: list[str], rows: list):
