@@ -25,7 +25,7 @@ from hotdb.duck import connect, one_line
 from hotdb.failpoints import failpoint
 from hotdb.ingest.base import Source
 from hotdb.ingest.device_totals import device_totals, rest_nodes
-from hotdb.ingest.rows import INT32_MAX, NodeTable, handed_over
+from hotdb.ingest.rows import INT32_MAX, NodeList, NodeTable, handed_over
 from hotdb.resources import sql
 
 
@@ -148,29 +148,31 @@ def _scanned(source: Source, con, scan: str, header: list[str], make_node, first
     if not total:
         raise source.error(None, "the report has no calls")
     # one example call per signature, its first: a bad shape is reported where it first occurs
-    first_row = dict(con.execute("SELECT signature, min(rowid) FROM calls GROUP BY signature").fetchall())
-    distinct = con.execute(_sql("report_signatures", signature=signature, scan=scan,
-                                values=", ".join(f"any_value({_ident(c)})" for c in keyed)),
-                           {**params, "rows": max(first_row.values()) + 1}).fetchall()
-    signatures = {}
-    for sig, *values in sorted(distinct, key=lambda found: first_row[found[0]]):
-        call = dict(zip(keyed, values))
-        call["Duration (us)"] = "0"
-        line, _ = where(first_row[sig])
-        signatures[sig] = make_node(line, call)
+    con.execute("CREATE TABLE _first_calls AS SELECT signature, min(rowid) AS first_row FROM calls GROUP BY signature")
+    last = con.execute("SELECT max(first_row) FROM _first_calls").fetchall()[0][0]
+    con.execute(_sql("report_signatures", signature=signature, scan=scan,
+                     values=", ".join(f"any_value({_ident(c)})" for c in keyed)), {**params, "rows": last + 1})
+    signatures, numbers = NodeList(source), []
+    while batch := con.fetchmany(4096):
+        for first, sig, *values in batch:
+            call = dict(zip(keyed, values))
+            call["Duration (us)"] = "0"
+            signatures.append(make_node(where(first)[0], call))
+            numbers.append(sig)
     if totals:  # what each device's total holds beyond the calls: nodes, as the row reader makes them
         listed = dict(con.execute("SELECT device, sum(time_us) FROM calls GROUP BY device").fetchall())
         for node in rest_nodes(totals, listed, total, first_index=total):
             number = con.execute("SELECT hash($name)", {"name": node.func_name}).fetchall()[0][0]
             con.execute("INSERT INTO calls VALUES ($sig, $t, false, 1, false, $device)",
                         {"sig": number, "t": node.time_us, "device": node.device})
-            signatures[number] = node
+            signatures.append(node)
+            numbers.append(number)
             total += 1
     devices = [row[0] for row in con.execute(
         "SELECT DISTINCT device FROM calls WHERE device IS NOT NULL ORDER BY 1").fetchall()]
     line = "NULL::INTEGER" if first_line is None else f"(rowid + {int(first_line)})::INTEGER"
 
-    return handed_over(lambda path: NodeTable(path, signatures, total, devices, sum(totals.values()) if totals else None),
+    return handed_over(lambda path: NodeTable(path, signatures, numbers, total, devices, sum(totals.values()) if totals else None),
                        lambda path: con.execute(_sql("write_calls", line=line), {"path": str(path)}),
                        "hotdb-calls-")
 

@@ -491,12 +491,15 @@ class RunInfo:
 class NodeTable:
     """A profile too large to hold as NodeRows, as its reader left it: the per-call columns
     in a Parquet file (node_index, signature, time_us, calls, device, line_no; file order),
-    and one NodeRow per distinct signature, keyed by the signature number the calls carry,
-    in order of first call. A description of where the rows are, not an open connection:
-    the loader reads the file, and removes it (ingest/bulk.py writes it)."""
+    and one node per distinct signature, in order of first call (`signatures`, Arrow: a
+    report whose every call is a kernel of its own holds as many as calls), each keyed by
+    the signature number its calls carry (`numbers`, in the same order). A description of
+    where the rows are, not an open connection: the loader reads the file, and removes it
+    (ingest/bulk.py writes it)."""
 
     calls_path: Path
-    signatures: dict[int, NodeRow]
+    signatures: NodeList
+    numbers: list[int]
     count: int
     devices: list[str] = field(default_factory=list)
     reported_total_us: float | None = None  # the devices' totals, when the report gives them

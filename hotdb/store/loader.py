@@ -185,7 +185,7 @@ def _restore_threads(store: Store, threads: int) -> None:
         pass
 
 
-def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[NodeRow]) -> None:
+def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[NodeRow] | NodeList) -> None:
     """The one way nodes are stored, whatever read them: a node_signatures row per distinct
     kernel signature (signature_id = its position in `signatures`), and each call of the
     relation `_calls` the caller made (node_index, signature, time_us, calls, device,
@@ -193,13 +193,17 @@ def insert_nodes(store: Store, source: Source, run_id: int, signatures: list[Nod
     to), as node_calls rows (queries/load/node_calls.sql)."""
     import pyarrow as pa
 
-    frame = _typed_arrow(store, source, "node_signatures", list(SIGNATURE_COLUMNS), signatures)
-    frame = frame.append_column("signature_id", pa.array(range(len(signatures)), type=pa.int32()))
-    _insert_arrow(store, "node_signatures", {"run_id": run_id}, frame)
-    store.con.register("_signature_ids", pa.table({
-        "signature_id": pa.array(range(len(signatures)), type=pa.int32()),
-        "reported_share_pct": pa.array([r.reported_share_pct for r in signatures], type=pa.float64()),
-        "start_us": pa.array([r.start_us for r in signatures], type=pa.float64())}))
+    if isinstance(signatures, NodeList):  # already typed as the node tables' columns
+        whole = signatures.frame()
+        frame, per_call = whole.select(list(SIGNATURE_COLUMNS)), whole.select(["reported_share_pct", "start_us"])
+        del whole
+    else:
+        frame = _typed_arrow(store, source, "node_signatures", list(SIGNATURE_COLUMNS), signatures)
+        per_call = pa.table({"reported_share_pct": pa.array([r.reported_share_pct for r in signatures], type=pa.float64()),
+                             "start_us": pa.array([r.start_us for r in signatures], type=pa.float64())})
+    ids = pa.array(range(len(frame)), type=pa.int32())
+    _insert_arrow(store, "node_signatures", {"run_id": run_id}, frame.append_column("signature_id", ids))
+    store.con.register("_signature_ids", per_call.add_column(0, "signature_id", ids))
     with scratch(store.con, registered=("_signature_ids",)):
         store.con.execute(sql("load", "node_calls"), {"run_id": run_id})
 
@@ -223,16 +227,15 @@ def _insert_node_rows(store: Store, source: Source, run_id: int, nodes: list[Nod
 
 def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTable) -> None:
     """A large profile's nodes: its signatures, and its calls read from the reader's file."""
-    numbers = list(table.signatures)
-    keys = {number: index for index, number in enumerate(numbers)}
     import pyarrow as pa
 
+    numbers = table.numbers
     store.con.register("_signature_numbers", pa.table({"signature_number": pa.array(numbers, type=pa.uint64()),
                                                        "signature": pa.array(range(len(numbers)), type=pa.int64())}))
     store.con.read_parquet(str(table.calls_path)).create_view("_call_file")
     with scratch(store.con, registered=("_signature_numbers",), views=("_calls", "_call_file")):
         store.con.execute(sql("load", "file_calls"))
-        insert_nodes(store, source, run_id, [table.signatures[n] for n in keys])
+        insert_nodes(store, source, run_id, table.signatures)
 
 
 def _insert_node_file(store: Store, run_id: int, nodes: NodeFile) -> None:
