@@ -6,8 +6,10 @@ type among the distinct types the block has seen."""
 
 from __future__ import annotations
 
+import re
 from array import array
 
+_NUMBERED = re.compile(r"%(0|[1-9][0-9]*)\Z")  # as TVM numbers them: %00 is another name
 _GAP = 1 << 16  # a number further beyond the last than this is kept by name (no array of gaps)
 
 
@@ -18,6 +20,14 @@ def _copy(ty):
     if isinstance(ty, tuple):  # ("fn", what a closure returns)
         return (ty[0], _copy(ty[1]))
     return [(None if shape is None else list(shape), dtype) for shape, dtype in ty]
+
+
+def _key(ty):
+    """What tells one type from another: the usual one tensor as a tuple, else its text."""
+    if type(ty) is list and len(ty) == 1:
+        shape, dtype = ty[0]
+        return (None if shape is None else tuple(shape), dtype)
+    return repr(ty)
 
 
 class Scope:
@@ -31,14 +41,14 @@ class Scope:
         self._base: int | None = None  # the first number bound: a closure's may start anywhere
         self._numbered = array("i")  # number - base -> index into _types; -1: not bound
         self._types: list = []
-        self._type_ids: dict[str, int] = {}
+        self._type_ids: dict = {}  # _key(type) -> index into _types
 
     def _slot(self, name: str, growing: bool) -> int | None:
         """Where a numbered variable (`%12`) is kept in _numbered, else None."""
-        digits = name[1:]
-        if not (name.startswith("%") and digits.isascii() and digits.isdigit()) or (digits[0] == "0" and digits != "0"):
+        m = _NUMBERED.match(name)
+        if m is None:
             return None
-        number = int(digits)
+        number = int(m.group(1))
         if self._base is None:
             if not growing:
                 return None
@@ -55,7 +65,7 @@ class Scope:
         if at is None:
             self._named[name] = ty
             return
-        key = repr(ty)
+        key = _key(ty)
         type_id = self._type_ids.get(key)
         if type_id is None:
             type_id = self._type_ids[key] = len(self._types)
