@@ -17,9 +17,9 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a large Report JSON, read whole: unbounded when unset)
 
 What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
-under 1 GB; a streamed debug log under 500 MiB whatever its size (bench/README.md,
-"Memory bounds": 173 MiB at 256 MiB and at 1 GiB, each ingest a fresh process). A
-streamed Relay text does not yet: 385 MiB at 256 MiB, 548 MiB at 1 GiB.
+under 1 GB; a streamed debug log or Relay text under 500 MiB whatever its size
+(bench/README.md, "Memory bounds", each ingest a fresh process: the log 168 MiB at 1 GiB;
+the Relay text 322 MiB at 64 MiB, 325 MiB at 256 MiB, 360 MiB at 1 GiB).
 """
 
 from __future__ import annotations
