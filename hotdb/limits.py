@@ -19,11 +19,12 @@ that needs it (exit 1), naming the variable and what it takes.
 What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
 under 1 GB, whatever reads it (bench/README.md, "Every reader at its read limit": 989 MiB
 at most, a MetaSchedule database of two 64 MiB files, each record a workload of its own);
-a streamed debug log of a model's kernels under 500 MiB whatever its size ("Memory
-bounds": 173 MiB at 256 MiB and at 1 GiB, each ingest a fresh process), though one of
-ever new node names grows with them (645 MiB at 80 MiB). A streamed Relay text does not
-yet: 385 MiB at 256 MiB, 548 MiB at 1 GiB; nor a report streamed by DuckDB whose every
-call is a kernel of its own (80 MiB: 1.8 GB as CSV, 1.2 GB as JSON).
+a streamed debug log or Relay text of a model under 500 MiB whatever its size ("Memory
+bounds", each ingest a fresh process: the log 168 MiB at 1 GiB; the Relay text 322 MiB
+at 64 MiB, 325 MiB at 256 MiB, 360 MiB at 1 GiB), though a debug log of ever new node
+names grows with them (645 MiB at 80 MiB); a report streamed by DuckDB whose every call
+is a kernel of its own under 1 GB at 80 MiB (927 MiB as CSV, JSON_FIGURE as JSON), and
+growing with its distinct kernels (one Arrow row each).
 """
 
 from __future__ import annotations

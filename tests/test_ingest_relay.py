@@ -202,3 +202,34 @@ def test_many_warnings_of_one_kind_are_summarised(cli, tmp_path):
     warnings = [line for line in result.err.splitlines() if "text after the statement" in line or "more like this" in line]
     assert len(warnings) == 4 and warnings[-1].endswith("6 more like this (lines 5-10)"), result.err
     assert ":100:" in result.err and "\N{HUNDRED POINTS SYMBOL}" not in result.err  # plain text, no emoji
+
+
+def test_a_scope_keeps_every_variable_it_binds():
+    """relay_scope.Scope, which keeps numbered variables as 4-byte type indexes, finds
+    what a dict would: numbers from any start, rebound, far apart, zero-padded, named."""
+    from hotdb.ingest.relay_scope import Scope
+
+    scope, plain = Scope(), {}
+    t1, t2 = [([1, 8], "float32")], [([1, 8], "float32"), (None, "int64")]
+    bindings = [("%500", t1), ("%501", t2), ("%500", t2), ("%499", t1), ("%0500", t1), ("%x", None),
+                ("%600000", t2), ("%502", ("fn", t1)), ("%1000", None), ("%", t1), ("%x.1", t2)]
+    for name, ty in bindings:
+        scope[name] = plain[name] = ty
+    for name in [n for n, _ in bindings] + ["%503", "%498", "%1", "%y", "%999999"]:
+        assert scope.find(name) == ((plain[name], True) if name in plain else (None, False)), name
+
+
+def test_calls_in_if_and_else_branches_know_the_types_bound_outside(tmp_path):
+    ty = "/* ty=Tensor[(1, 8), float32] */"
+    path = tmp_path / "if.relay.txt"
+    path.write_text("def @main(%x: Tensor[(1, 8), float32], %c: bool) {\n"
+                    f"  %0 = nn.relu(%x) {ty};\n"
+                    "  %3 = if (%c) {\n"
+                    f"    %1 = nn.relu(%0) {ty};\n    %1\n"
+                    "  } else {\n"
+                    f"    %2 = sigmoid(%0) {ty};\n    %2\n"
+                    "  };\n"
+                    f"  add(%3, %0) {ty}\n}}\n")
+    _, parsed = parse(path, "relay")
+    assert [(c.op_name, c.arg_shapes) for c in parsed.ir_calls] == [
+        ("nn.relu", [[1, 8]]), ("nn.relu", [[1, 8]]), ("sigmoid", [[1, 8]]), ("add", [[1, 8], [1, 8]])]

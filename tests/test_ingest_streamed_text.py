@@ -186,3 +186,27 @@ def test_a_call_of_a_byoc_function_defined_after_it_has_its_compiler(tmp_path, m
     assert whole == streamed
     assert [(call[3], call[-3]) for call in streamed["ir_calls"] if call[-3]] == [
         ("@tvmgen_default_cutlass_main_0", "cutlass"), ("nn.relu", "cutlass")]
+
+
+def test_a_streamed_insert_sets_duckdbs_pool_and_threads_back(tmp_path, monkeypatch):
+    """The loader inserts a stream of rows with DuckDB's buffer pool lowered (the blocks it
+    writes would stay cached there, memory growing with the rows) and one thread: both are
+    what they were once the rows are stored."""
+    from hotdb.ingest import files
+    from hotdb.store.connection import Store
+    from hotdb.store.loader import load
+
+    monkeypatch.setattr(rows.ArrowRows, "CHUNK", 7)
+    monkeypatch.setattr(rows.IrCallList, "SPILL_AFTER", 10)
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", "0")
+    monkeypatch.setenv("HOTDB_MEMORY_LIMIT", "200MiB")
+    path = tmp_path / "vgg16.relay.txt"
+    path.write_text(relay_text())
+    items = [(item.source, item.format, item.parsed) for item in files.read([path], None)]
+    settings = "SELECT current_setting('memory_limit'), current_setting('threads')"
+    with Store(tmp_path / "db.duckdb") as store:
+        store.con.execute("SET threads = 3")
+        before = store.con.execute(settings).fetchall()
+        load(store, "m", items)
+        assert store.con.execute(settings).fetchall() == before == [("200.0 MiB", 3)]
+        assert store.con.execute("SELECT count(*) FROM ir_calls").fetchall()[0][0] == len(items[0][2].ir_calls) > 10

@@ -41,6 +41,7 @@ from hotdb.ingest.lines import with_last
 from hotdb.ingest.memo import Memo
 from hotdb.ingest.relay_blocks import DEF, GLUED, HEADER, HEADLESS, MAX_STATEMENT_LINES, TYPE_DEF
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader, TensorType
+from hotdb.ingest.relay_scope import Scope
 from hotdb.ingest.rows import IrCallList, IrCallRow, Parsed
 from hotdb.ingest.text import LineRuns, bracket_depth
 from hotdb.ingest.warnings import Warnings
@@ -96,7 +97,7 @@ class _Block:
 
     kind: str  # "function" | "closure" | "if" | "else" | "type"
     name: str  # the function the calls inside belong to
-    scope: dict = field(default_factory=dict)
+    scope: Scope = field(default_factory=Scope)
     compiler: str | None = None
     var: str | None = None  # the variable a closure or `if` binds
     returns: list[TensorType] | None = None
@@ -263,7 +264,7 @@ class _RelayParser:
     def _open_function(self, name: str, text: str, params_at: int, kind: str, var: str | None = None) -> str:
         reader = ExprReader(text, params_at)
         reader.expect("(")
-        scope: dict[str, list[TensorType] | None] = {}
+        scope = Scope()
         compiler = self.blocks[-1].compiler if self.blocks else None  # closures inherit it
         while not reader.peek(")"):
             param = reader.match(re.compile(r"%[\w.]*\w(?::\d+)?"))
@@ -311,7 +312,7 @@ class _RelayParser:
         top = self.blocks[-1]
         for call in _calls_post_order(condition):
             self._call(call, None)
-        self.blocks.append(_Block("if", top.name, {}, top.compiler, m.group(1)))
+        self.blocks.append(_Block("if", top.name, Scope(), top.compiler, m.group(1)))
         return reader.text[reader.pos:]
 
     def _close(self, text: str) -> str:
@@ -321,7 +322,7 @@ class _RelayParser:
         if reader.peek("else"):
             reader.expect("else")
             reader.expect("{", "'{' opening the else branch")
-            self.blocks.append(_Block("else", block.name, {}, block.compiler, block.var, last=block.last))
+            self.blocks.append(_Block("else", block.name, Scope(), block.compiler, block.var, last=block.last))
             return reader.text[reader.pos:]
         if reader.peek(";"):
             reader.expect(";")
@@ -365,8 +366,9 @@ class _RelayParser:
     # -- types ----------------------------------------------------------------------------
     def _lookup(self, name: str):
         for block in reversed(self.blocks):
-            if name in block.scope:
-                return block.scope[name], True
+            ty, found = block.scope.find(name)
+            if found:
+                return ty, True
         return None, False
 
     def _type_of(self, e: Expr) -> list[TensorType] | None:

@@ -218,7 +218,8 @@ class IrCallList(ArrowRows):
 
     def _flush(self) -> None:
         super()._flush()
-        if self._framed - self._spilled > self.SPILL_AFTER:
+        # once the file is begun, each chunk goes to it as it fills: one chunk stays in memory
+        if self._spill is not None or self._framed - self._spilled > self.SPILL_AFTER:
             import tempfile
 
             import pyarrow.parquet as pq

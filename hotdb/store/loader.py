@@ -8,9 +8,11 @@ and reported; if nothing is new, nothing is written.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from hotdb import limits
 from hotdb.duck import scratch
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.failpoints import failpoint
@@ -33,6 +35,7 @@ from hotdb.ingest.rows import (
     node_frame,
     unstorable,
 )
+from hotdb.limits import MiB
 from hotdb.resources import sql
 from hotdb.store.connection import Store, rollback
 from hotdb.store.rematch import rematch_models, rematch_runs
@@ -164,23 +167,48 @@ def _insert_frames(store: Store, table: str, prefix: dict, frames) -> None:
             for batch in _with_prefix(columns, prefix, frame).to_batches():
                 yield batch if batch.schema.equals(schema) else batch.cast(schema)
 
-    # one thread: with two, DuckDB's insert of a stream held ~0.2 KB more per IR call
-    # (1.6 million: +140 MiB, still growing); with one, memory stays flat in the rows
-    threads = store.con.execute("SELECT current_setting('threads')").fetchone()[0]
-    store.con.execute("SET threads = 1")
-    try:
+    with _streaming(store):
         _insert_relation(store, table, pa.RecordBatchReader.from_batches(schema, batches()))
+
+
+# DuckDB's buffer pool while a stream of rows is inserted into a database file: the
+# blocks an insert writes stay cached in the pool up to its limit though it never reads
+# them again (13 million IR calls: 176 MiB, growing with the rows, on top of what the
+# reader holds), while 64 MiB keeps its memory flat (what the transaction holds beyond
+# it waits in DuckDB's temporary file)
+STREAM_POOL = 64 * MiB
+
+
+@contextmanager
+def _streaming(store: Store):
+    """DuckDB set for one INSERT of a stream of any length, and set back after it: one
+    thread (with two, DuckDB's insert of a stream held ~0.2 KB more per IR call: 1.6
+    million, +140 MiB, still growing), and a buffer pool of STREAM_POOL, or of what it
+    holds now if more (a limit DuckDB cannot meet at once aborts the transaction). A
+    database in memory keeps its pool: its tables live there."""
+    threads, held = store.con.execute(sql("load", "stream_settings")).fetchone()
+    limit = limits.memory_bytes()
+    pool = limit if str(store.path) == ":memory:" else min(limit, max(STREAM_POOL, held + MiB))
+    store.con.execute("SET threads = 1")
+    _set_pool(store, pool)
+    try:
+        yield
     finally:
-        _restore_threads(store, int(threads))
+        _restore(store, int(threads), limit)
 
 
-def _restore_threads(store: Store, threads: int) -> None:
-    """Set `threads` back; after a failed insert DuckDB may refuse any statement until the
-    rollback, and the insert's error is the one to show."""
+def _set_pool(store: Store, pool: int) -> None:
+    store.con.execute(f"SET memory_limit = '{int(pool)}B'")  # bytes, an int: never text from elsewhere
+
+
+def _restore(store: Store, threads: int, pool: int) -> None:
+    """Set `threads` and the pool back; after a failed insert DuckDB may refuse any
+    statement until the rollback, and the insert's error is the one to show."""
     import duckdb
 
     try:
         store.con.execute(f"SET threads = {threads}")
+        _set_pool(store, pool)
     except duckdb.Error:
         pass
 
