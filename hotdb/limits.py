@@ -22,9 +22,9 @@ at most, a MetaSchedule database of two 64 MiB files, each record a workload of 
 a streamed debug log or Relay text of a model under 500 MiB whatever its size ("Memory
 bounds", each ingest a fresh process: the log 168 MiB at 1 GiB; the Relay text 322 MiB
 at 64 MiB, 325 MiB at 256 MiB, 360 MiB at 1 GiB), though a debug log of ever new node
-names grows with them (645 MiB at 80 MiB); a report streamed by DuckDB whose every call
-is a kernel of its own under 1 GB at 80 MiB (927 MiB as CSV, JSON_FIGURE as JSON), and
-growing with its distinct kernels (one Arrow row each).
+names grows with them (645 MiB at 80 MiB), and so does a report streamed by DuckDB whose
+every call is a kernel of its own (one Arrow row each: at 80 MiB 927 MiB as CSV, and
+1,047 MiB as JSON, whose document DuckDB holds whole).
 """
 
 from __future__ import annotations
