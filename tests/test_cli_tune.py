@@ -122,6 +122,28 @@ def test_the_search_is_small_only_while_the_cost_model_stays_untrained():
     assert _search(model, 8, ms) == "evolutionary"
 
 
+def test_a_worker_death_is_said_as_its_pool_finds_it(tmp_path, monkeypatch):
+    """The tuner says a worker's death when TVM's pool finds it (its trial's error reaches
+    the log only when the whole batch is joined): a real PopenPoolExecutor whose worker
+    is killed mid-job."""
+    from tvm.support import popen_pool
+
+    from hotdb.capture import tuner
+
+    monkeypatch.setattr(popen_pool.PopenWorker, "_child_process_error", popen_pool.PopenWorker._child_process_error)
+    events = tmp_path / "events.jsonl"
+    with events.open("w") as out:
+        monkeypatch.setattr(tuner, "_events", out)
+        tuner._say_dead_workers()
+        pool = popen_pool.PopenPoolExecutor(max_workers=1)
+        result = pool.submit(os.abort)  # the worker dies of SIGABRT mid-job
+        with pytest.raises(ChildProcessError, match="Subprocess terminated"):
+            result.result(timeout=120)
+        pool.shutdown()
+    said = [json.loads(line) for line in events.read_text().splitlines()]
+    assert said == [{"event": "worker_died", "returncode": -signal.SIGABRT}]
+
+
 def test_a_projection_counts_the_records_another_model_left(tuned, cli):
     """`top --projected` for a model never tuned, whose workloads another model tuned: the
     records a tune would start from make its projected times, marked as reused."""

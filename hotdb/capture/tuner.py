@@ -7,6 +7,7 @@ happens as JSON lines on its standard output, one event a line:
     {"event": "start", "tasks": [{"name", "warm_records", "warm_best_us"}...], "cost_model": "loaded"|"new"}
     {"event": "pick", "task": i, "name": ...}
     {"event": "joined", "task": i, "name", "trials", "valid", "best_us", "current_us", "total_trials"}
+    {"event": "worker_died", "returncode": code}      (a builder's or runner's worker process)
     {"event": "end", "stopped": why}                  (then the next job, if one comes)
     {"event": "error", "message": ...}
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -27,11 +29,13 @@ import traceback
 from pathlib import Path
 
 _events = None
+_emitting = threading.Lock()  # the pools' threads say a worker's death too
 
 
 def emit(event: str, **fields) -> None:
-    _events.write(json.dumps({"event": event, **fields}) + "\n")
-    _events.flush()
+    with _emitting:
+        _events.write(json.dumps({"event": event, **fields}) + "\n")
+        _events.flush()
 
 
 def main() -> int:
@@ -39,6 +43,7 @@ def main() -> int:
     global _events
     _events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     _orphan_watch(os.getppid())
+    _say_dead_workers()
     for line in sys.stdin:
         job = json.loads(line)
         work = Path(job["work_dir"])
@@ -66,6 +71,29 @@ def _orphan_watch(parent: int) -> None:
         os._exit(3)
 
     threading.Thread(target=watch, daemon=True).start()
+
+
+def _say_dead_workers() -> None:
+    """Say a MetaSchedule worker's death as its pool finds it, not when its batch is joined:
+    the failed trial reaches the task's log only then, and the rest of a batch of 7, built
+    on fresh workers, took over 60 s here. The hook is PopenWorker's own
+    (tvm/support/popen_pool.py); where a TVM lacks it, the log still says it at the join."""
+    from tvm.support import popen_pool
+
+    found = getattr(popen_pool.PopenWorker, "_child_process_error", None)
+    if found is None:
+        return
+
+    def child_process_error(worker):
+        proc, code = getattr(worker, "_proc", None), None
+        try:  # its pipe closed: it is ending, if not already gone
+            code = proc.wait(timeout=1.0) if proc is not None else None
+        except subprocess.TimeoutExpired:
+            pass
+        emit("worker_died", returncode=code)
+        return found(worker)
+
+    popen_pool.PopenWorker._child_process_error = child_process_error
 
 
 def run(job: dict, work: Path) -> str:

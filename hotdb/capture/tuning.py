@@ -302,6 +302,9 @@ class _TunerRun:
             if event.get("batch_s") is not None:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
             self._say_joined(event)
+        elif kind == "worker_died" and self.failures.notify:
+            self.failures.notify(f"a MetaSchedule worker process died ({_worker_death(event.get('returncode'))}); "
+                                 "its trial fails, and MetaSchedule starts a new one")
         elif kind == "end":
             self.stopped, self.ended = event.get("stopped"), True
         elif kind == "error":
@@ -336,9 +339,19 @@ def _ms(us: float | None) -> str:
     return "-" if us is None else f"{us / 1000:,.3f} ms" if us < 1e5 else f"{us / 1000:,.1f} ms"
 
 
+def _worker_death(returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        return f"killed by {_signal_name(-returncode)}"
+    return "its pipe closed" if returncode is None else f"exit code {returncode}"
+
+
+def _signal_name(number: int) -> str:
+    return signal.Signals(number).name if number in signal.valid_signals() else str(number)
+
+
 def _death(returncode: int | None) -> str:
     if returncode is not None and returncode < 0:
-        name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else str(-returncode)
+        name = _signal_name(-returncode)
         return f"the tuner process was killed by {name}{' (out of memory?)' if name == 'SIGKILL' else ''}"
     return f"the tuner process ended with exit code {returncode} before it said why"
 
