@@ -148,10 +148,8 @@ def _scanned(source: Source, con, scan: str, header: list[str], make_node, first
     if not total:
         raise source.error(None, "the report has no calls")
     # one example call per signature, its first: a bad shape is reported where it first occurs
-    con.execute("CREATE TABLE _first_calls AS SELECT signature, min(rowid) AS first_row FROM calls GROUP BY signature")
-    last = con.execute("SELECT max(first_row) FROM _first_calls").fetchall()[0][0]
     con.execute(_sql("report_signatures", signature=signature, scan=scan,
-                     values=", ".join(f"any_value({_ident(c)})" for c in keyed)), {**params, "rows": last + 1})
+                     values=", ".join(f"any_value({_ident(c)})" for c in keyed)), params)
     signatures, numbers = NodeList(source), []
     while batch := con.fetchmany(4096):
         for first, sig, *values in batch:

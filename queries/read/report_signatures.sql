@@ -1,13 +1,13 @@
--- The large-file report reader, scan 2: one example of each distinct signature, read
--- from the calls before $rows only (the last signature's first call is the row before it:
--- a profile repeats its kernels, so this scan stops near the file's start), in order of
--- each signature's first call (_first_calls: signature, first_row).
+-- The large-file report reader, scan 2: one example of each distinct signature, in order
+-- of its first call, read from the report only up to the last signature's first call (a
+-- profile repeats its kernels, so this scan stops near the file's start).
 -- Placeholders: {signature} as in report_calls.sql, {values} the signature columns (each
 -- any_value(...)), {scan} the report.
---
--- @param rows  how many calls, from the first, hold every signature
+WITH firsts AS (
+    SELECT signature, min(rowid) AS first_row FROM calls GROUP BY signature
+)
 SELECT f.first_row, d.*
 FROM (SELECT {signature} AS signature, {values}
-      FROM (SELECT * FROM {scan} LIMIT $rows) GROUP BY ALL) AS d
-JOIN _first_calls AS f USING (signature)
+      FROM (SELECT * FROM {scan} LIMIT (SELECT max(first_row) + 1 FROM firsts)) GROUP BY ALL) AS d
+JOIN firsts AS f USING (signature)
 ORDER BY f.first_row
