@@ -91,15 +91,15 @@ def node_frame(source, rows: list[NodeRow]):
     return row_frame(source, rows, node_schema())
 
 
-def row_frame(source, rows: list, schema):
+def row_frame(source, rows: list, schema, among: list | None = None):
     """Rows as one Arrow table of `schema`; a value no column can hold is the source's
-    error, on its row's line."""
+    error, on its row's line (else its index among `among`, the rows these are part of)."""
     import pyarrow as pa
 
     try:
         return pa.table({name: [getattr(row, name) for row in rows] for name in schema.names}, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        raise unstorable(source, rows, schema) from None
+        raise unstorable(source, rows if among is None else among, schema) from None
 
 
 _KINDS = {"int32": "integers below 2^31", "int64": "integers below 2^63", "double": "numbers", "string": "text"}

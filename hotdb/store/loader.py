@@ -33,7 +33,7 @@ from hotdb.ingest.rows import (
     TuningRecordRow,
     column_names,
     node_frame,
-    unstorable,
+    row_frame,
 )
 from hotdb.limits import MiB
 from hotdb.resources import sql
@@ -88,31 +88,24 @@ def _append(store: Store, source: Source, table: str, prefix: dict, rows, row_cl
 
 
 def _arrow_chunks(store: Store, source: Source, table: str, names: list[str], rows: list):
-    """_typed_arrow of each ArrowRows.CHUNK rows in turn; a value a column cannot hold is
-    said of the row among all of them."""
-    import pyarrow as pa
-
-    columns = _table_schema(store, table)
-    schema = pa.schema([columns.field(name) for name in names])
+    """_typed_arrow of each ArrowRows.CHUNK rows in turn."""
+    schema = _typed_schema(store, table, names)
     for start in range(0, len(rows), ArrowRows.CHUNK):
-        part = rows[start:start + ArrowRows.CHUNK]
-        try:
-            yield pa.table({name: [getattr(row, name) for row in part] for name in names}, schema=schema)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-            raise unstorable(source, rows, schema) from None
+        yield row_frame(source, rows[start:start + ArrowRows.CHUNK], schema, among=rows)
 
 
 def _typed_arrow(store: Store, source: Source, table: str, names: list[str], rows: list):
     """The rows' attributes `names` as an Arrow table typed as the table's columns; a value
     a column cannot hold is the source's error."""
+    return row_frame(source, rows, _typed_schema(store, table, names))
+
+
+def _typed_schema(store: Store, table: str, names: list[str]):
+    """The columns `names` of a table as an Arrow schema."""
     import pyarrow as pa
 
     columns = _table_schema(store, table)
-    schema = pa.schema([columns.field(name) for name in names])
-    try:
-        return pa.table({name: [getattr(row, name) for row in rows] for name in names}, schema=schema)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        raise unstorable(source, rows, schema) from None
+    return pa.schema([columns.field(name) for name in names])
 
 
 def _table_schema(store: Store, table: str):
