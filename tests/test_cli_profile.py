@@ -53,7 +53,7 @@ def check_capture(cli, run):
         calls = sum(1 for k in called if k["func_name"] == name)
         assert calls == weight or (calls == 0 and name.startswith("reshape")), (name, calls, weight)
     assert all(k["method"] == "name" and k["confidence"] == 1.0 for k in called)
-    run_row = cli("sql", f"SELECT end_to_end_us, timing_method, ir_sha256, cpu_cores, tvm_version, target, "
+    run_row = cli("sql", f"SELECT end_to_end_us, timing_method, ir_sha256, cpu_cores, tvm_version, target, capture_s, "
                          f"_quiet_run(others_cpu_pct) AS quiet FROM runs WHERE label = '{run}'", "-f", "json").json()[0]
     kernel_total = cli("sql", f"SELECT sum(time_us) AS t FROM nodes JOIN runs USING (run_id) WHERE label = '{run}' AND is_kernel",
                        "-f", "json").json()[0]["t"]
@@ -67,6 +67,8 @@ def check_capture(cli, run):
     if run_row["quiet"]:
         assert abs(kernel_total - end_to_end) <= max(0.15 * end_to_end, 30.0 * len(called)), (kernel_total, end_to_end)
     assert run_row["ir_sha256"] and run_row["cpu_cores"] >= 1 and run_row["tvm_version"].startswith("0.")
+    # the capture's seconds (a tune keeps them for its re-profile): at least its timed samples
+    assert run_row["capture_s"] > sum(run_row["end_to_end_us"]) / 1e6
     weights = cli("sql", f"SELECT task_name, static_weight, measured_calls, share_pct FROM task_weights "
                          f"JOIN runs USING (run_id) WHERE label = '{run}'", "-f", "json").json()
     assert weights and all(w["static_weight"] == w["measured_calls"] for w in weights)

@@ -124,6 +124,7 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
     from hotdb.capture.models import input_arrays
     from hotdb.capture.tasks import task_rows
 
+    started = time.monotonic()
     progress = progress or (lambda stage, done, total: None)
     dev = device_for(target)
     progress("compile", 0, 1)
@@ -197,7 +198,7 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
         "python_version": platform.python_version(), "hotdb_version": __version__, "ir_sha256": loaded.ir_sha256,
         "timing_method": f"time_evaluator per (kernel, shapes) in {repeat} rounds over all kernels, fresh tensors "
                          f"each round, min_repeat_ms={min_repeat_ms}, warmup={warmup}",
-        "end_to_end_us": end_to_end, "others_cpu_pct": others_cpu_pct,
+        "end_to_end_us": end_to_end, "others_cpu_pct": others_cpu_pct, "capture_s": time.monotonic() - started,
     }
     instrumented = sum(c["instrumented_us"] for c in sequence if c["kernel"])
     return Capture(loaded.name, profile, tasks, loaded.script, meta, instrumented)

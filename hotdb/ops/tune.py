@@ -168,7 +168,10 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
     target_obj = parse_target(target)
     target_json = canonical_target(target_obj)
     model_name, _ = model_name_for(database, loaded, None)
-    found, profile_s = baseline(database, model_name, target_json, loaded.ir_sha256), None
+    # a baseline profiled before the tune: its capture's seconds are the estimate a round
+    # keeps for its re-profile before the deadline, until one has been timed
+    found = baseline(database, model_name, target_json, loaded.ir_sha256)
+    profile_s = found[2] if found else None
     if found is None:
         profile_started = time.monotonic()
         result = capture_run(loaded, target_obj, model=model, repeat=repeat, progress=progress)
@@ -178,15 +181,17 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
     # a name is data: only its safe characters reach a default folder name
     work = Path(work_dir or "hotdb-tune-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("._"))
     job = _Job(database, model, loaded, target_obj, target, target_json, model_name, work, repeat, progress,
-               tuple(found), profile_s, **settings)
+               tuple(found[:2]), profile_s, **settings)
     # a record slower than the untuned kernel is not applied: the baseline's time a call
     job.untuned = {r["task_name"]: (r["structural_hash"], r["time_us"] / r["calls"])
                    for r in select(database, job.baseline[0], None, "tunable") if r["calls"] and r["time_us"]}
     return job
 
 
-def baseline(database: Database, model_name: str, target_json: str | None, ir_sha256: str | None) -> tuple[int, str] | None:
-    """(run_id, label) of the run a tune starts from, or None when the model has none."""
+def baseline(database: Database, model_name: str, target_json: str | None,
+             ir_sha256: str | None) -> tuple[int, str, float | None] | None:
+    """(run_id, label, its capture's seconds) of the run a tune starts from, or None when
+    the model has none."""
     try:
         with database.reader() as store:
             rows = query(store, "baseline_run", {"model": model_name, "target": target_json, "ir": ir_sha256}).rows
