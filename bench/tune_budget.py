@@ -34,8 +34,8 @@ def main() -> None:
     hotdb = [sys.executable, "-m", "hotdb"]
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
     print(f"model {args.model}, budget {args.budget:g} s, {args.busy} spinning processes beside, {args.tries} tries")
-    print("| try | wall (s) | over the budget (s) | longest batch (s) | batches | stopped | within one batch |")
-    print("|---|---|---|---|---|---|---|")
+    print("| try | wall (s) | over the budget (s) | longest batch (s) | batches | stopped | within one batch | load average |")
+    print("|---|---|---|---|---|---|---|---|")
     passed = 0
     try:
         for n in range(args.tries):
@@ -56,7 +56,8 @@ def main() -> None:
             ok = done.returncode == 0 and wall <= args.budget + longest
             passed += ok
             print(f"| {n + 1} | {wall:.1f} | {wall - args.budget:+.1f} | {longest} | {len(batches)} | "
-                  f"{stopped.group(1) if stopped else 'exit ' + str(done.returncode)} | {'yes' if ok else 'NO'} |",
+                  f"{stopped.group(1) if stopped else 'exit ' + str(done.returncode)} | {'yes' if ok else 'NO'} | "
+                  f"{os.getloadavg()[0]:.1f} |",
                   flush=True)
             if done.returncode != 0:
                 print(done.stderr[-2000:], file=sys.stderr)
