@@ -4,7 +4,8 @@ Each try is a whole `hotdb tune MODEL --budget T --trials 1000` process, on a fr
 database whose baseline was profiled first (outside the measurement), while BUSY
 processes spin on the CPU beside it. What is measured: the command's wall time against
 T, and the longest batch the tune itself said it measured (its progress lines, "(N s)").
-A try passes when it ends by T plus its longest batch.
+A try passes when it ends by T plus its longest batch (plus 5 s when it measured none:
+the deadline's grace and the stop); whether it tuned anything is said beside.
 
     python bench/tune_budget.py [MODEL] [--budget SECONDS] [--tries N] [--busy N]
 """
@@ -20,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+GRACE_S = 5.0  # the tuner's 2 s after the deadline for a batch just measured, and its stop
 BATCH = re.compile(r"trials  \S+: \d+ of \d+ measured, .*\((\d+) s\)$", re.M)
 
 
@@ -36,7 +38,7 @@ def main() -> None:
     print(f"model {args.model}, budget {args.budget:g} s, {args.busy} spinning processes beside, {args.tries} tries")
     print("| try | wall (s) | over the budget (s) | longest batch (s) | batches | stopped | within one batch | load average |")
     print("|---|---|---|---|---|---|---|---|")
-    passed = 0
+    passed = tuned = 0
     try:
         for n in range(args.tries):
             folder = root / f"try{n}"
@@ -53,8 +55,11 @@ def main() -> None:
             batches = [int(s) for s in BATCH.findall(done.stderr)]
             longest = max(batches, default=0)
             stopped = re.search(r"^stopped: (.*)$", done.stdout, re.M)
-            ok = done.returncode == 0 and wall <= args.budget + longest
+            # on time: by T plus the longest batch measured, or plus the deadline's grace
+            # when none was (a machine too busy for one batch: the tune exits 1 saying so)
+            ok = wall <= args.budget + max(longest, GRACE_S)
             passed += ok
+            tuned += done.returncode == 0
             print(f"| {n + 1} | {wall:.1f} | {wall - args.budget:+.1f} | {longest} | {len(batches)} | "
                   f"{stopped.group(1) if stopped else 'exit ' + str(done.returncode)} | {'yes' if ok else 'NO'} | "
                   f"{os.getloadavg()[0]:.1f} |",
@@ -64,7 +69,7 @@ def main() -> None:
     finally:
         for spinner in spinners:
             spinner.kill()
-    print(f"\n{passed} of {args.tries} tries ended within one batch of the budget")
+    print(f"\n{passed} of {args.tries} tries ended within one batch of the budget; {tuned} of them tuned something")
 
 
 if __name__ == "__main__":
