@@ -273,3 +273,22 @@ def test_printed_tables_read_back(tasks, last_column, form):
         [(t["name"], t["flop"], t["weight"], t["trials"], t["latency_us"], t["done"]) for t in tasks]
     assert not parsed.warnings  # the footer agrees with the rows
     assert re.search(r"^\s*\|?\s*ID \|", lines[0])
+
+
+def test_a_table_beside_a_module_of_primfuncs_alone_is_the_table(cli, tmp_path):
+    """As mlc-llm's tune scripts hold them (redpajama_incite_chat_3b_v1_tune.py): the final
+    table in the docstring, then the tuned PrimFuncs as an IRModule with no Relax function.
+    That module is TIR, not a Relax program: it is not a block, and the table is read."""
+    table, _ = small_convnet_tune()
+    module = (DATA / "relax/small_convnet.fused.relax.py").read_text().splitlines()
+    primfuncs = module[:next(i for i, line in enumerate(module) if "@R.function" in line)]
+    assert any("@T.prim_func" in line for line in primfuncs) and not any("R.Tensor(" in line for line in primfuncs)
+    script = tmp_path / "tune.py"
+    script.write_text('"""\n' + "\n".join(table) + '\n"""\n\n' + "\n".join(primfuncs) + "\n")
+    source = Source.read(script)
+    assert get("relax").blocks(source.lines) == []
+    result = cli("ingest", script, "--model", "sc")
+    assert result.code == 0, result.err
+    assert "as ms-tuning-log" in result.err + result.out
+    (task,) = cli("tasks", "--model", "sc", "-f", "json").json()
+    assert task["task_name"] == "fused_conv2d_add_relu"

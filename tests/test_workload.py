@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from hotdb.workload import (
     WorkloadError,
     conv_workload,
     from_autotvm_task,
+    from_kernel_args,
     from_relay_call,
     logical_output_shape,
     parse_kernel_name,
@@ -222,3 +225,32 @@ def test_target_text_shows_the_normal_form_as_tvm_printed_targets():
         assert show('{"host":{"kind":"llvm"},"keys":["cuda","gpu"],"kind":"cuda","tag":""}') == \
             "cuda -host=llvm -keys=cuda,gpu"
         assert show("not json") == "not json" and show(None) is None
+
+
+def test_matmul_of_any_rank_is_one_gemm_keyed_as_dense_or_batch_matmul():
+    """Relax's R.matmul is numpy's: (..., M, K) x (K, N). An LLM's projections are
+    (1, seq, K) x (K, N) (mlc-llm's LLaMA printouts): one GEMM of the leading dims as M,
+    keyed as the dense of the same GEMM; the output keeps the operator's shape."""
+    llm = from_relay_call("matmul", {}, [(1, 1, 4096), (4096, 11008)], ["float16"])
+    flat = from_relay_call("nn.dense", {}, [(1, 4096), (11008, 4096)], ["float16"])
+    assert llm.key == flat.key and llm.out == (1, 1, 11008)
+    assert from_relay_call("nn.dense", {}, [(2, 3, 16), (8, 16)], ["float32"]).key == \
+        from_relay_call("nn.dense", {}, [(6, 16), (8, 16)], ["float32"]).key
+    # both operands batched: a batch_matmul of the batch dims folded, broadcast as numpy does
+    attention = from_relay_call("matmul", {}, [(1, 32, 7, 128), (1, 32, 128, 7)], ["float32"])
+    assert attention.key == from_relay_call("nn.batch_matmul", {"transpose_b": False},
+                                            [(32, 7, 128), (32, 128, 7)], ["float32"]).key
+    assert attention.out == (1, 32, 7, 7)
+    assert from_relay_call("matmul", {}, [(4, 7, 128), (1, 128, 9)], ["float32"]).out == (4, 7, 9)
+    # the kernel of that call, named by its buffers, gets the same key
+    assert from_kernel_args("matmul", [((1, 1, 4096), "float16"), ((4096, 11008), "float16"),
+                                       ((1, 1, 11008), "float16")]).key == llm.key
+    with pytest.raises(WorkloadError, match=r"disagree on K \(16 and 8\)"):
+        from_relay_call("matmul", {}, [(5, 16), (8, 16)], ["float32"])
+
+
+@given(lead=st.lists(dims, min_size=1, max_size=3), k=dims, n=dims)
+def test_a_matmul_folds_its_leading_dims_into_rows(lead, k, n):
+    nd = from_relay_call("matmul", {}, [(*lead, k), (k, n)], ["float32"])
+    flat = from_relay_call("matmul", {}, [(math.prod(lead), k), (k, n)], ["float32"])
+    assert nd.key == flat.key and nd.out == (*lead, n) and nd.flops == flat.flops

@@ -50,8 +50,7 @@ class RelaxScript:
     detects = "'@R.function' or '@relax.function' (or '@I.ir_module' with 'R.Tensor(') in the text"
 
     def sniff(self, source: Source) -> bool:
-        head = source.head
-        return "@R.function" in head or "@relax.function" in head or ("@I.ir_module" in head and "R.Tensor(" in head)
+        return _holds_relax(source.head)
 
     def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
         """Each printed module: from its `# from tvm.script import` lines or decorator to the
@@ -69,7 +68,8 @@ class RelaxScript:
                 j += 1
             while j > start and not lines[j - 1].strip():
                 j -= 1
-            out.append((start, j))
+            if _holds_relax("\n".join(lines[start:j])):  # a module of PrimFuncs only is TIR, not Relax
+                out.append((start, j))
             i = j
         return out
 
@@ -230,6 +230,11 @@ class RelaxScript:
             attach_workload(parsed, row, from_kernel_args(
                 family, [(s, d or "float32") for s, d in zip(arg_shapes + [result[0]], row.arg_dtypes + [result[1]])]))
         parsed.ir_calls.append(row)
+
+
+def _holds_relax(text: str) -> bool:
+    """Whether a text holds a Relax function: what a module of PrimFuncs alone lacks."""
+    return "@R.function" in text or "@relax.function" in text or ("@I.ir_module" in text and "R.Tensor(" in text)
 
 
 def _assignment(text: str) -> tuple[str | None, str]:

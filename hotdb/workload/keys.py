@@ -1,7 +1,8 @@
 """Canonical workloads: the identity of a computation, whoever names it.
 
 A workload is an op family, logical shapes (NCHW data, OIHW weights for convolutions;
-(M, K) data and (N, K) weights for dense; (B, M, K) and (B, N, K) for batch_matmul),
+(M, K) data and (N, K) weights for dense; (B, M, K) and (B, N, K) for batch_matmul; a
+matmul of higher rank is its one GEMM, leading or batch dims folded into M or B),
 the attributes that change the computation and the data type. Its `key` is a readable
 string; nodes, IR calls and tasks that compute the same thing get the same key, and
 matching is a join on it.
@@ -18,7 +19,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from hotdb.workload.families import relay_op_family, task_template
@@ -175,6 +176,49 @@ def dense_workload(data: Sequence[int], weight: Sequence[int], dtype: str = "flo
     return Workload("dense", dtype, data, weight, (data[0], weight[0]))
 
 
+def _folded(shape: Sequence[int]) -> tuple[int, int]:
+    """(M, K) of a matrix operand of any rank >= 2: its leading dims are one GEMM's rows
+    (Relay's dense of (d1, ..., K) data, Relax's matmul of (..., M, K))."""
+    shape = tuple(int(d) for d in shape)
+    if len(shape) < 2:
+        raise WorkloadError(f"a matrix operand needs 2 or more dims, got {list(shape)}")
+    rows = -1 if any(d < 0 for d in shape[:-1]) else math.prod(shape[:-1])
+    return rows, shape[-1]
+
+
+def unfolded(workload: Workload, leading: Sequence[int]) -> Workload:
+    """The workload with its output shaped as the operator's: its leading dims unfolded (a
+    kernel prints that shape; the key is of the folded GEMM)."""
+    return replace(workload, out=tuple(int(d) for d in leading) + workload.out[-1:])
+
+
+def _batched(shape: Sequence[int]) -> tuple[int, int, int]:
+    """(B, M, K) of an operand of rank >= 3: its batch dims folded into B."""
+    shape = tuple(int(d) for d in shape)
+    batch = -1 if any(d < 0 for d in shape[:-2]) else math.prod(shape[:-2])
+    return batch, shape[-2], shape[-1]
+
+
+def matmul_workload(a: Sequence[int], b: Sequence[int], dtype: str = "float32", transpose_b: bool = False) -> Workload:
+    """numpy's matmul, (..., M, K) x (K, N) (or (N, K) with `transpose_b`), as one GEMM: a
+    dense of `a`'s leading dims folded into M when `b` is a matrix, a batch_matmul of both
+    operands' batch dims folded into B when both have them (broadcast: one may be 1)."""
+    a = tuple(int(d) for d in a)
+    if len(b) == 2:
+        weight = tuple(int(d) for d in b)
+        k = weight[1] if transpose_b else weight[0]
+        if len(a) >= 2 and min(a[-1], k) >= 0 and a[-1] != k:
+            raise WorkloadError(f"matmul of {list(a)} by {list(weight)}{' transposed' if transpose_b else ''}: "
+                                f"the operands disagree on K ({a[-1]} and {k})")
+        return unfolded(dense_workload(_folded(a), weight if transpose_b else weight[::-1], dtype), a[:-1])
+    if len(a) >= 3 and len(b) >= 3:
+        b = tuple(int(d) for d in b)
+        batch = (tuple(max(x, y) if min(x, y) >= 0 else -1 for x, y in zip(a[:-2], b[:-2])) if len(a) == len(b)
+                 else a[:-2] if len(a) > len(b) else b[:-2])  # numpy broadcasts the batch dims
+        return unfolded(batch_matmul_workload(_batched(a), _batched(b), dtype, transpose_b=transpose_b), batch + a[-2:-1])
+    raise WorkloadError(f"matmul of {list(a)} by {list(b)}: hotdb keys a matrix or batched operand of 2 or more dims")
+
+
 def batch_matmul_workload(x: Sequence[int], y: Sequence[int], dtype: str = "float32",
                           transpose_a: bool = False, transpose_b: bool = True) -> Workload:
     """Canonical form (B, M, K) x (B, N, K), whatever the transposes were."""
@@ -230,18 +274,17 @@ def from_relay_call(op_name: str, attrs: dict, arg_shapes: Sequence[Sequence[int
             weight = tuple(arg_shapes[1])
             if len(weight) == 3:  # nn.contrib_dense_pack weight (N / n, K, n)
                 weight = (weight[0] * weight[2], weight[1])
-            return dense_workload(arg_shapes[0], weight, dtype)
-        if family == "matmul":
-            weight = tuple(arg_shapes[1])
-            if not attrs.get("transpose_b", False):
-                weight = (weight[1], weight[0])
-            return dense_workload(arg_shapes[0], weight, dtype)
+            return unfolded(dense_workload(_folded(arg_shapes[0]), weight, dtype), tuple(arg_shapes[0])[:-1])
+        if family == "matmul":  # Relay's nn.matmul (transpose_b), Relax's R.matmul (none)
+            return matmul_workload(arg_shapes[0], arg_shapes[1], dtype, bool(attrs.get("transpose_b", False)))
         if family == "batch_matmul":
             return batch_matmul_workload(arg_shapes[0], arg_shapes[1], dtype,
                                          bool(attrs.get("transpose_a", False)),
                                          bool(attrs.get("transpose_b", True)))
     except LayoutError as exc:
         raise WorkloadError(str(exc)) from exc
+    except WorkloadError:
+        raise  # the shapes' own contradiction, said as it is
     except (TypeError, ValueError, IndexError) as exc:  # attributes of the wrong type or length
         raise WorkloadError(f"attributes do not describe {op_name}: {exc}") from exc
     return None
@@ -467,10 +510,10 @@ def from_kernel_args(family: str | None, args: list[tuple[list[int], str]]):
         return None
     shapes, dtype = [s for s, _ in args], args[0][1]
     try:
-        if family in ("matmul", "dense") and len(shapes) >= 3 and len(shapes[0]) == 2 and len(shapes[1]) == 2:
-            (m, k), w = shapes[0], shapes[1]
+        if family in ("matmul", "dense") and len(shapes) >= 3 and len(shapes[0]) >= 2 and len(shapes[1]) == 2:
+            (m, k), w = _folded(shapes[0]), shapes[1]
             weight = (w[1], w[0]) if w[0] == k else tuple(w)  # Relax passes the weight as (K, N)
-            return dense_workload((m, k), weight, dtype)
+            return unfolded(dense_workload((m, k), weight, dtype), shapes[0][:-1])
         if family in ("conv2d", "depthwise_conv2d"):
             operands = logical_operands("conv2d", shapes[:-1])
             if operands is None or len(shapes[-1]) != 4:
