@@ -2,7 +2,9 @@
 
     python bench/memory_bounds.py                      every input below
     python bench/memory_bounds.py --streamed           the baseline and the streamed texts only
+    python bench/memory_bounds.py --streamed json      those of these kinds only (log, relay, json)
     python bench/memory_bounds.py --relay-mib 64,256   the sizes of the streamed Relay texts (16,64)
+    python bench/memory_bounds.py --json-mib 256,1024  the sizes of the streamed Report JSONs (256,1024)
     python bench/memory_bounds.py --every-reader       the baseline and each reader's largest input
     python bench/memory_bounds.py --every-reader relay,ms-database   those readers only (reader_inputs.MAKERS)
 
@@ -68,6 +70,26 @@ def relay_text(path: Path, size: int) -> Path:
     return repeated(path, size, head.encode(), block.encode(), b"  %2\n}\n")
 
 
+def report_json(path: Path, size: int) -> Path:
+    """Report.json() of a model's kernels (bench/ingest.py's: the ResNet-50 fixture's calls at
+    batch sizes 1-8), its calls repeated: ~2.5 million calls a GiB, ~120 signatures."""
+    import json
+
+    from ingest import signatures
+
+    kinds = {"Count": "count", "Duration (us)": "microseconds", "Percent": "percent"}
+    calls = [json.dumps({key: {kinds.get(key, "string"): value} for key, value in call.items()}, separators=(",", ":"))
+             for call in signatures()]
+    tail = '],"device_metrics":{"cpu0":{"Count":{"count":1}}},"configuration":{"Executor":{"string":"Graph"}}}\n'
+    return repeated(path, size, ('{"calls":[' + calls[0]).encode(), "".join("," + c for c in calls).encode(), tail.encode())
+
+
+def json_apart(path: Path, size: int) -> Path:
+    """report_json() in a child process (see made_apart): it imports bench/ingest.py, and DuckDB with it."""
+    subprocess.run([sys.executable, __file__, "--report-json", str(path), str(size)], check=True)
+    return path
+
+
 def peak(folder: Path, path: Path, *extra: str, env: dict | None = None) -> tuple[int, float, int, str]:
     """(exit code, seconds, peak RSS MiB, first line of stderr) of one ingest."""
     started = time.monotonic()
@@ -106,14 +128,17 @@ def made_apart(path: Path, size: int, *, rendered: bool) -> Path:
     return path
 
 
-def streamed_cases(folder: Path, relay_sizes: tuple[int, ...]) -> list:
+def streamed_cases(folder: Path, relay_sizes: tuple[int, ...], json_sizes: tuple[int, ...] = (),
+                   kinds: tuple[str, ...] = ("log", "relay", "json")) -> list:
     """Texts streamed line by line (above HOTDB_STREAM_BYTES; a Relay text below it is
-    streamed with HOTDB_STREAM_BYTES=1MiB): memory flat in the size. Each file is made
-    just before it is read, and deleted after."""
+    streamed with HOTDB_STREAM_BYTES=1MiB), and Report JSONs call by call: memory flat in
+    the size. Each file is made just before it is read, and deleted after."""
     cases = [(f"debug log, {size // MiB} MiB, streamed", partial(debug_log, folder / f"log{size}.log", size), ())
-             for size in (256 * MiB, 2**30)]
+             for size in (256 * MiB, 2**30) if "log" in kinds]
+    cases += [(f"Report JSON of a model's kernels, {size // MiB} MiB, streamed",
+               partial(json_apart, folder / f"report{size}.json", size), ()) for size in json_sizes if "json" in kinds]
     return cases + [(f"Relay text, {size // MiB} MiB, streamed", partial(relay_text, folder / f"relay{size}.txt", size),
-                     {"HOTDB_STREAM_BYTES": "1MiB"}) for size in relay_sizes]
+                     {"HOTDB_STREAM_BYTES": "1MiB"}) for size in relay_sizes if "relay" in kinds]
 
 
 READ_WHOLE = int(os.environ.get("BENCH_READ_WHOLE", 64 * MiB - 64 * 1024))  # just under HOTDB_MAX_READ_BYTES (and HOTDB_STREAM_BYTES)
@@ -152,14 +177,16 @@ def made_input(name: str, path: Path, size: int, gz: bool) -> tuple[Path, str]:
     return path, f"{int(done.stdout):,} records"
 
 
-def main(streamed_only: bool, relay_sizes: tuple[int, ...], readers: tuple[str, ...] | None = None) -> None:
+def main(streamed: tuple[str, ...] | None, relay_sizes: tuple[int, ...], readers: tuple[str, ...] | None = None,
+         json_sizes: tuple[int, ...] = ()) -> None:
+    """streamed: None, every input; else the streamed texts of those kinds only."""
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         folder = Path(tmp)
         base = [("baseline: debug log, 1 MiB", make(folder / "base.log.gz", MiB, LOG_LINE), ())]
         if readers is not None:
             return table(folder, base + reader_cases(folder, readers))
-        if streamed_only:
-            return table(folder, base + streamed_cases(folder, relay_sizes))
+        if streamed is not None:
+            return table(folder, base + streamed_cases(folder, relay_sizes, json_sizes, streamed))
         cases = base + [("debug log, 64 MiB (the default limit)", make(folder / "log64.log.gz", 64 * MiB, LOG_LINE), ()),
                  ("gzip bomb, 1 GiB of zeros", make(folder / "b1.log.gz", 2**30, b"\0"), ()),
                  ("gzip bomb, 8 GiB of zeros", make(folder / "b8.log.gz", 8 * 2**30, b"\0"), ()),
@@ -170,7 +197,7 @@ def main(streamed_only: bool, relay_sizes: tuple[int, ...], readers: tuple[str, 
                   made_apart(folder / "paste16.txt", 16 * MiB, rendered=True), ()),
                  ("debug table amid prose, 64 MiB (the default limit)",
                   made_apart(folder / "table64.txt", 64 * MiB - 4096, rendered=False), ())]
-        table(folder, cases + streamed_cases(folder, relay_sizes))
+        table(folder, cases + streamed_cases(folder, relay_sizes, json_sizes))
 
 
 def table(folder: Path, cases: list) -> None:
@@ -201,6 +228,8 @@ def _bytes(path: Path) -> int:
 if __name__ == "__main__":
     if {"-h", "--help"} & set(sys.argv[1:]):
         print(__doc__)
+    elif sys.argv[1:2] == ["--report-json"]:
+        report_json(Path(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1:2] == ["--table"]:
         table_text(Path(sys.argv[2]), int(sys.argv[3]), rendered=bool(sys.argv[4]))
     else:
@@ -208,7 +237,13 @@ if __name__ == "__main__":
         # a GiB (13 million) takes ~30 minutes
         args = sys.argv[1:]
         sizes = args[args.index("--relay-mib") + 1] if "--relay-mib" in args else "16,64"
+        json_sizes = args[args.index("--json-mib") + 1] if "--json-mib" in args else "256,1024"
         every = args.index("--every-reader") if "--every-reader" in args else None
         readers = None if every is None else tuple(n for n in "".join(args[every + 1:every + 2]).split(",")
                                                    if n and not n.startswith("-"))
-        main("--streamed" in args, tuple(int(n) * MiB for n in sizes.split(",")), readers)
+        streamed = None
+        if "--streamed" in args:
+            kinds = "".join(args[args.index("--streamed") + 1:args.index("--streamed") + 2])
+            streamed = tuple(kinds.split(",")) if kinds and not kinds.startswith("-") else ("log", "relay", "json")
+        main(streamed, tuple(int(n) * MiB for n in sizes.split(",")), readers,
+             tuple(int(n) * MiB for n in json_sizes.split(",")))

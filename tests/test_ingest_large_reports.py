@@ -1,4 +1,5 @@
-"""Large profiles: read by DuckDB and canonicalised once per signature (hotdb/ingest/bulk.py).
+"""Large profiles, canonicalised once per signature: a CSV read by DuckDB (hotdb/ingest/bulk.py),
+a JSON decoded call by call (hotdb/ingest/report_json.py).
 
 Every test lowers the streaming threshold so that small files take the large-file path,
 and holds it to the row-by-row reader: the same nodes, the same matches, the same errors.
@@ -85,9 +86,8 @@ def test_streamed_bad_report_is_a_clear_error_at_the_same_line(monkeypatch, bad)
 
     rows, streamed = error(1 << 40), error(1)
     assert streamed.path == rows.path
-    if bad.endswith(".csv"):  # JSON calls have no lines: both name the call or the list instead
-        assert streamed.line == rows.line
-        assert str(streamed) == str(rows)
+    assert streamed.line == rows.line
+    assert str(streamed) == str(rows)
 
 
 def test_streamed_unstorable_report_is_the_same_error(tmp_path, monkeypatch):
@@ -160,3 +160,86 @@ def test_a_streamed_file_of_several_report_objects_keeps_every_call(tmp_path, mo
     Hotdb(db).ingest([path], model="m")
     nodes = Hotdb(db).sql("SELECT func_name, time_us FROM nodes ORDER BY node_index").rows
     assert nodes == [("fused_dense", 12.5), ("fused_dense", 12.5), ("fused_conv2d", 12.5)]
+
+
+def test_a_streamed_file_of_several_report_objects_counts_the_first_device_total(tmp_path, monkeypatch):
+    """Appended reports, whatever the space between them: every call, the first's totals."""
+    call = {"Name": {"string": "fused_dense"}, "Duration (us)": {"microseconds": 12.5}, "Device": {"string": "cpu0"}}
+    first = {"calls": [call], "device_metrics": {"cpu0": {"Duration (us)": {"microseconds": 100.0}}}}
+    second = {"device_metrics": {"cpu0": {"Duration (us)": {"microseconds": 900.0}}}, "calls": [call, call]}
+    path = tmp_path / "appended.json"
+    path.write_text(json.dumps(first, indent=2) + json.dumps(second) + "\r\n\t{}\n")
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
+    monkeypatch.setattr(base, "MiB_CHUNK", 5)  # chunks that cut every value
+    db = tmp_path / "db.duckdb"
+    Hotdb(db).ingest([path], model="m")
+    nodes = Hotdb(db).sql("SELECT func_name, time_us, device FROM nodes ORDER BY node_index").rows
+    assert nodes == [("fused_dense", 12.5, "cpu0")] * 3 + [("(rest of cpu0 total)", 62.5, "cpu0")]
+
+
+@pytest.mark.parametrize("layout", ["compact", "indented", "bom"])
+def test_streamed_json_in_small_chunks_stores_what_the_row_reader_stores(tmp_path, monkeypatch, layout):
+    """Chunks of a few bytes cut every value, number and escape: the same rows."""
+    report = json.loads((REPORTS / "resnet50_nhwc.report.json").read_text())
+    report["calls"][0]["Name"] = {"string": "tvmgen_\u00e9\\\"quoted\""}  # escapes and a non-ASCII character cut too
+    text = {"compact": json.dumps(report, separators=(",", ":")), "indented": json.dumps(report, indent=1),
+            "bom": "\ufeff" + json.dumps(report)}[layout]
+    path = tmp_path / "r.json"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(base, "MiB_CHUNK", 3)
+    rows, streamed = ingest_both(tmp_path, monkeypatch, [path])
+    assert streamed == rows
+    assert len(rows["nodes"]) == 15
+
+
+@pytest.mark.parametrize("cut", [9, 12, 2000, 3423, -400, -40, -1])
+@pytest.mark.parametrize("chunk", [7, 2**20])
+def test_a_truncated_streamed_json_is_one_line_saying_what_was_expected(tmp_path, monkeypatch, cli, cut, chunk):
+    """A report cut anywhere (in a name, a number, between members, before its last brace):
+    one line naming the file, the line and column, and what JSON expected there, as the
+    row-by-row reader says it."""
+    path = tmp_path / "cut.json"
+    path.write_bytes((REPORTS / "resnet50_nhwc.report.json").read_bytes()[:cut])
+    monkeypatch.setattr(base, "MiB_CHUNK", chunk)
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
+    result = cli("ingest", path, "--model", "m")
+    assert result.code == 1 and "Traceback" not in result.err
+    line, = result.err.strip().splitlines()
+    assert f"{path}:1: expected a Report JSON object: " in line and " at column " in line
+    from hotdb.ingest.files import read
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", str(1 << 40))
+    with pytest.raises(ParseError) as whole:
+        read([path], None)
+    assert str(whole.value) in line
+
+
+@pytest.mark.parametrize("damage, expected", [
+    (lambda t: t.replace(b'"Count":{"count":1},', b'"Count":{"count":1}', 1), "Expecting ',' delimiter at column"),
+    (lambda t: t + b"\n]", "Extra data at column 1"),
+    (lambda t: t.replace(b"tvmgen_default_fused_nn_max_pool2d", b"tvmgen_default_fused_nn_max_\xffpool2d"),
+     "not utf-8 text (byte 0xff at offset"),
+    (lambda t: t.replace(b"tvmgen_default_fused_nn_max_pool2d", b"tvmgen_default_fused_nn_max_\x00pool2d"),
+     "binary data (NUL byte)"),
+])
+def test_a_damaged_streamed_json_is_a_parse_error(tmp_path, monkeypatch, damage, expected):
+    path = tmp_path / "damaged.json"
+    path.write_bytes(damage((REPORTS / "resnet50_nhwc.report.json").read_bytes()))
+    monkeypatch.setattr(base, "MiB_CHUNK", 64)
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
+    from hotdb.ingest.files import read
+    with pytest.raises(ParseError) as caught:
+        read([path], None)
+    assert expected in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_a_streamed_json_value_larger_than_a_line_may_be_is_refused(tmp_path, monkeypatch):
+    """What one call may take while it is decoded is bounded (HOTDB_MAX_LINE_BYTES)."""
+    call = {"Name": {"string": "k" * 5000}, "Duration (us)": {"microseconds": 1.0}}
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({"calls": [call]}))
+    monkeypatch.setattr(base, "MiB_CHUNK", 256)
+    monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
+    monkeypatch.setenv("HOTDB_MAX_LINE_BYTES", "1024")
+    from hotdb.ingest.files import read
+    with pytest.raises(ParseError, match="a value of more than 1,024 characters .*HOTDB_MAX_LINE_BYTES"):
+        read([path], None)

@@ -1,22 +1,21 @@
-"""Large profiles, read by DuckDB and canonicalised once per kernel signature.
+"""Large CSV profiles, read by DuckDB and canonicalised once per kernel signature.
 
 A million calls of one model carry a few hundred distinct (kernel, argument shapes,
-layouts) signatures. For a report larger than HOTDB_STREAM_BYTES, DuckDB's own readers do the
-per-call work: a CSV is scanned once whole, streaming (a JSON report is one object: it
-is read once into a table), for the per-call columns (signature hash, time, count,
-device), checked, and written in file order to a temporary Parquet file; then its
-beginning again, up to the first call of the last signature to appear (a profile
+layouts) signatures. For a Report .csv() larger than HOTDB_STREAM_BYTES, DuckDB's own
+reader does the per-call work: the CSV is scanned once whole, streaming, for the per-call
+columns (signature hash, time, count, device), checked, and written in file order to a
+temporary Parquet file; then its beginning again, up to the first call of the last signature to appear (a profile
 repeats its kernels: a few hundred rows of a million), for one example of each distinct
 signature, which Python canonicalises exactly as the row-by-row reader does (derive.py). The reader returns a NodeTable, a description of
 where its rows are; the loader stores a node_signatures row per signature and reads the
 calls from the file into node_calls, inside its own DuckDB. No call becomes a Python
-object.
+object. (A large Report .json() is decoded call by call in Python instead, to the same
+kind of Parquet file: report_json.py.)
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import re
 
 import duckdb
@@ -24,7 +23,6 @@ import duckdb
 from hotdb.duck import connect, one_line
 from hotdb.failpoints import failpoint
 from hotdb.ingest.base import Source
-from hotdb.ingest.device_totals import device_totals, rest_nodes
 from hotdb.ingest.rows import INT32_MAX, NodeList, NodeTable, handed_over
 from hotdb.resources import sql
 
@@ -63,61 +61,16 @@ def read_report_csv(source: Source, make_node) -> NodeTable:
         return _node_table(source, con=con, scan=scan, header=header, make_node=make_node, first_line=2)
 
 
-def read_report_json(source: Source, make_node) -> NodeTable:
-    """A Report .json() of any size. It is one JSON object, so DuckDB holds it whole while
-    it reads (native memory, not Python objects): as text (read_json_objects), from which
-    the calls' structure is found, then the calls parsed once by it (from_json). DuckDB's
-    read_json, which finds the structure by parsing the whole object first, took 1.4x as
-    long (bench/ingest.py). Each metric ({"microseconds": 12.5}) becomes its value as
-    text, as in the row-by-row reader."""
-    with connect(whole_objects=True) as con:
-        try:
-            con.execute(_sql("report_json_text", size=int(source.size) + 1), {"path": str(source.path)})
-            objects = con.execute(_sql("report_json_structure")).fetchall()
-            structure, metrics = objects[0] if objects else (None, None)
-            if len(objects) > 1:
-                structure = con.execute(_sql("report_json_group_structure")).fetchall()[0][0]
-            if structure is None or not structure.startswith("[{"):
-                raise source.error(None, "expected a Report JSON object with a list of call objects", field="calls")
-            con.execute(_sql("report_json_calls"), {"structure": structure})
-            described = con.execute("DESCRIBE SELECT call.* FROM report_calls").fetchall()
-        except duckdb.Error as exc:
-            raise source.error(None, f"expected a Report JSON object with a list of call objects: {one_line(exc)}",
-                               field="calls") from None
-        totals = device_totals(json.loads(metrics)) if metrics is not None else {}
-        return _json_calls(source, con, described, make_node, totals)
-
-
-def _json_calls(source: Source, con, described, make_node, totals: dict[str, float]) -> NodeTable:
-    types = {row[0]: row[1] for row in described}
-    if "Duration (us)" not in types or "Name" not in types:
-        raise source.error(None, "expected calls with 'Name' and 'Duration (us)'", field="calls")
-    values = []
-    for key, type_name in types.items():
-        column = f"call.{_ident(key)}"
-        if _METRIC_TYPE.match(type_name):
-            column = f"struct_extract_at({column}, 1)"
-        values.append(f"{column}::VARCHAR AS {_ident(key)}")
-    calls = f"(SELECT {', '.join(values)} FROM report_calls)"
-    return _node_table(source, con, calls, list(types), make_node, first_line=None, totals=totals)
-
-
-# a metric object as Report.json() writes one: {"microseconds": 12.5}, {"string": "cpu0"}
-_METRIC_TYPE = re.compile(r'^STRUCT\("?(string|count|microseconds|percent|ratio)"? [A-Z]+\)$')
-
-
-def _node_table(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None,
-                totals: dict[str, float] | None = None) -> NodeTable:
+def _node_table(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None) -> NodeTable:
     """_scanned, any DuckDB error of a later scan said in one line too: a file cut or
     changed while it is read fails there, not in the first scan."""
     try:
-        return _scanned(source, con, scan, header, make_node, first_line, totals)
+        return _scanned(source, con, scan, header, make_node, first_line)
     except duckdb.Error as exc:
         raise _reader_error(source, exc, header) from None
 
 
-def _scanned(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None,
-             totals: dict[str, float] | None = None) -> NodeTable:
+def _scanned(source: Source, con, scan: str, header: list[str], make_node, first_line: int | None) -> NodeTable:
     """Scan the calls: their per-call columns into a table, in order (a call's row number
     is its node index); then the rows up to the last signature's first call for one
     example of each distinct signature, each canonicalised once.
@@ -157,20 +110,11 @@ def _scanned(source: Source, con, scan: str, header: list[str], make_node, first
             call["Duration (us)"] = "0"
             signatures.append(make_node(where(first)[0], call))
             numbers.append(sig)
-    if totals:  # what each device's total holds beyond the calls: nodes, as the row reader makes them
-        listed = dict(con.execute("SELECT device, sum(time_us) FROM calls GROUP BY device").fetchall())
-        for node in rest_nodes(totals, listed, total, first_index=total):
-            number = con.execute("SELECT hash($name)", {"name": node.func_name}).fetchall()[0][0]
-            con.execute("INSERT INTO calls VALUES ($sig, $t, false, 1, false, $device)",
-                        {"sig": number, "t": node.time_us, "device": node.device})
-            signatures.append(node)
-            numbers.append(number)
-            total += 1
     devices = [row[0] for row in con.execute(
         "SELECT DISTINCT device FROM calls WHERE device IS NOT NULL ORDER BY 1").fetchall()]
     line = "NULL::INTEGER" if first_line is None else f"(rowid + {int(first_line)})::INTEGER"
 
-    return handed_over(lambda path: NodeTable(path, signatures, numbers, total, devices, sum(totals.values()) if totals else None),
+    return handed_over(lambda path: NodeTable(path, signatures, numbers, total, devices),
                        lambda path: con.execute(_sql("write_calls", line=line), {"path": str(path)}),
                        "hotdb-calls-")
 

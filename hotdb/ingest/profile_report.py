@@ -106,15 +106,16 @@ class ProfileReport:
 
 
 def _parse_streamed(source: Source) -> Parsed:
-    """A report too large to hold: DuckDB reads it, Python sees each distinct signature once."""
-    from hotdb.ingest import bulk
+    """A report too large to hold: DuckDB reads a CSV, Python decodes a JSON call by call;
+    each distinct signature is canonicalised once."""
+    from hotdb.ingest import bulk, report_json
 
     head = source.head.lstrip("\ufeff").lstrip()
     make_node = lambda line_no, call: _node(source, 0, line_no, call)  # noqa: E731
     if source.data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         table = variant = None  # DuckDB reads UTF-8 only
     elif head.startswith("{"):
-        table, variant = bulk.read_report_json(source, make_node), "json"
+        table, variant = report_json.read_report_json(source, make_node), "json"
     elif "Duration (us)" in head.partition("\n")[0] and "," in head.partition("\n")[0]:
         table, variant = bulk.read_report_csv(source, make_node), "csv"
     else:
@@ -148,7 +149,7 @@ def _counter_table(lines: list[str]) -> list[str] | None:
     return None
 
 
-def _text(value) -> str | None:
+def metric_text(value) -> str | None:
     """A string metric; anything else (a damaged file's nested object) becomes its JSON text."""
     if value is None or value == "":
         return None
@@ -156,35 +157,45 @@ def _text(value) -> str | None:
 
 
 def _node(source: Source, index: int, line_no: int | None, call: dict, derived: dict | None = None) -> NodeRow:
-    name = (_text(call.get("Name")) or "").strip()
-    duration = call.get("Duration (us)")
-    try:
-        time_us = float(str(duration).replace(",", ""))
-    except (TypeError, ValueError):
-        raise source.error(line_no, f"expected a number, found {duration!r}", field="Duration (us)") from None
-    if not time_us >= 0 or time_us == float("inf"):
-        raise source.error(line_no, f"expected a finite duration >= 0, found {duration!r}", field="Duration (us)")
-    count = call.get("Count", 1)
-    try:
-        count = int(float(str(count).replace(",", ""))) if count not in (None, "") else 1
-    except (ValueError, OverflowError):
-        raise source.error(line_no, f"expected an integer, found {count!r}", field="Count") from None
-    if count > INT32_MAX:
-        raise source.error(line_no, f"expected a count below 2^31, found {call.get('Count')!r}", field="Count")
+    name = (metric_text(call.get("Name")) or "").strip()
+    time_us = time_of(source, line_no, call.get("Duration (us)"))
+    count = count_of(source, line_no, call.get("Count", 1))
     shapes, dtypes = _argument_shapes(source, line_no, call.get("Argument Shapes"))
-    layouts = {k: _text(v) for k, v in call.items() if "layout" in k and _text(v)}
+    layouts = {k: metric_text(v) for k, v in call.items() if "layout" in k and metric_text(v)}
     node = derive(NodeRow(
         node_index=index, node_name=name or "(unnamed)", func_name=name or "(unnamed)", time_us=time_us,
         calls=max(count, 1),
         input_shapes=shapes[:-1] if shapes else None, input_dtypes=dtypes[:-1] if dtypes else None,
         out_shape=shapes[-1] if shapes else None, out_dtype=dtypes[-1] if dtypes else None,
-        num_inputs=len(shapes) - 1 if shapes else None, device=_text(call.get("Device")), line_no=line_no,
-        kernel_hash=_text(call.get("Hash")), layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
+        num_inputs=len(shapes) - 1 if shapes else None, device=metric_text(call.get("Device")), line_no=line_no,
+        kernel_hash=metric_text(call.get("Hash")), layouts=json.dumps(layouts, sort_keys=True) if layouts else None,
         is_kernel=not _BUILTIN.match(name),
     ), derived)
     if not node.is_kernel:
         node.kernel_family = "vm_builtin"
     return node
+
+
+def time_of(source: Source, line_no: int | None, duration, field: str = "Duration (us)") -> float:
+    """A call's duration, checked (the streamed JSON reader names the call as `field`)."""
+    try:
+        time_us = float(str(duration).replace(",", ""))
+    except (TypeError, ValueError):
+        raise source.error(line_no, f"expected a number, found {duration!r}", field=field) from None
+    if not time_us >= 0 or time_us == float("inf"):
+        raise source.error(line_no, f"expected a finite duration >= 0, found {duration!r}", field=field)
+    return time_us
+
+
+def count_of(source: Source, line_no: int | None, count, field: str = "Count") -> int:
+    """A call's count as written (1 when empty), checked."""
+    try:
+        number = int(float(str(count).replace(",", ""))) if count not in (None, "") else 1
+    except (ValueError, OverflowError):
+        raise source.error(line_no, f"expected an integer, found {count!r}", field=field) from None
+    if number > INT32_MAX:
+        raise source.error(line_no, f"expected a count below 2^31, found {count!r}", field=field)
+    return number
 
 
 def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], list[str]]:
@@ -199,7 +210,7 @@ def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], li
     return shapes, [dtype for dtype, _ in found]
 
 
-_METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")
+METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")
 
 
 def _from_json(source: Source, text: str) -> tuple[Iterator[tuple[int | None, dict]], dict[str, float]]:
@@ -221,7 +232,7 @@ def _json_calls(source: Source, calls: list) -> Iterator[tuple[int | None, dict]
             raise source.error(None, f"call {i} is not an object", field=f"calls[{i}]")
         flat = {}
         for key, metric in call.items():
-            if isinstance(metric, dict) and len(metric) == 1 and next(iter(metric)) in _METRIC_KEYS:
+            if isinstance(metric, dict) and len(metric) == 1 and next(iter(metric)) in METRIC_KEYS:
                 flat[key] = next(iter(metric.values()))
             else:
                 flat[key] = metric

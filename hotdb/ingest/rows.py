@@ -500,7 +500,7 @@ class NodeTable:
 
     calls_path: Path
     signatures: NodeList
-    numbers: list[int]
+    numbers: Sequence[int]  # a range where signatures are numbered by position
     count: int
     devices: list[str] = field(default_factory=list)
     reported_total_us: float | None = None  # the devices' totals, when the report gives them
