@@ -7,7 +7,7 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_LAKE_RETENTION   seconds `lake compact` keeps what a writer or reader may still use; 3600
     HOTDB_LAKE_AUTO_COMPACT a lake writer compacts once the commit log has this many files (0: never); 16
     HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
-    HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: reports by DuckDB, debug logs and Relay text line by line; 64MiB
+    HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: reports by DuckDB; debug logs, Relay text, AutoTVM and auto_scheduler logs, task printouts and fallback warnings line by line; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
     HOTDB_MAX_STREAM_BYTES the largest file streamed; 16GiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
