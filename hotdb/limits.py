@@ -19,10 +19,13 @@ that needs it (exit 1), naming the variable and what it takes.
 What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
 under 1 GB, whatever reads it (bench/README.md, "Every reader at its read limit": 989 MiB
 at most, a MetaSchedule database of two 64 MiB files, each record a workload of its own);
-a streamed debug log or Relay text of a model under 500 MiB whatever its size ("Memory
-bounds", each ingest a fresh process: the log 168 MiB at 1 GiB; the Relay text 322 MiB
-at 64 MiB, 325 MiB at 256 MiB, 360 MiB at 1 GiB), though a debug log of ever new node
-names grows with them (645 MiB at 80 MiB), and so does a report streamed by DuckDB whose
+a streamed debug log, Relay text or tuning log of a model under 500 MiB whatever its
+size ("Memory bounds", each ingest a fresh process: the log 168 MiB at 1 GiB; the Relay
+text 322 MiB at 64 MiB, 325 MiB at 256 MiB, 360 MiB at 1 GiB; an AutoTVM log 309 MiB at
+256 MiB, 356 MiB at 1 GiB, an auto_scheduler log 350 and 360 MiB), though a debug log of
+ever new node names grows with them (645 MiB at 80 MiB), a tuning log or task printout
+with its distinct tasks (at 80 MiB, every line a task of its own: 433 to 969 MiB, the
+most an AutoTVM printout of 230,622 tasks), and so does a report streamed by DuckDB whose
 every call is a kernel of its own (one Arrow row each: at 80 MiB 927 MiB as CSV, and
 1,047 MiB as JSON, whose document DuckDB holds whole).
 """
