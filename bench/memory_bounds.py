@@ -2,11 +2,15 @@
 
     python bench/memory_bounds.py                      every input below
     python bench/memory_bounds.py --streamed           the baseline and the streamed texts only
-    python bench/memory_bounds.py --streamed json      those of these kinds only (log, relay, json)
+    python bench/memory_bounds.py --streamed json,autotvm-model-log   those streamed inputs only (STREAMED_TEXTS)
     python bench/memory_bounds.py --relay-mib 64,256   the sizes of the streamed Relay texts (16,64)
     python bench/memory_bounds.py --json-mib 256,1024  the sizes of the streamed Report JSONs (256,1024)
+    python bench/memory_bounds.py --log-mib 16,256     the sizes of the streamed tuning logs (256,1024)
     python bench/memory_bounds.py --every-reader       the baseline and each reader's largest input
     python bench/memory_bounds.py --every-reader relay,ms-database   those readers only (reader_inputs.MAKERS)
+
+The streamed tuning logs are a model's (reader_inputs.MODEL_LOGS: a real log repeated,
+read where HOTDB_REAL says, ../shared/real by default).
 
 Baseline: the same process reading the 1 MiB debug log made here (what every ingest
 costs: Python, DuckDB, the loader). Each input's peak resident memory is given as MiB
@@ -128,23 +132,39 @@ def made_apart(path: Path, size: int, *, rendered: bool) -> Path:
     return path
 
 
-def streamed_cases(folder: Path, relay_sizes: tuple[int, ...], json_sizes: tuple[int, ...] = (),
-                   kinds: tuple[str, ...] = ("log", "relay", "json")) -> list:
-    """Texts streamed line by line (above HOTDB_STREAM_BYTES; a Relay text below it is
-    streamed with HOTDB_STREAM_BYTES=1MiB), and Report JSONs call by call: memory flat in
-    the size. Each file is made just before it is read, and deleted after."""
-    cases = [(f"debug log, {size // MiB} MiB, streamed", partial(debug_log, folder / f"log{size}.log", size), ())
-             for size in (256 * MiB, 2**30) if "log" in kinds]
-    cases += [(f"Report JSON of a model's kernels, {size // MiB} MiB, streamed",
-               partial(json_apart, folder / f"report{size}.json", size), ()) for size in json_sizes if "json" in kinds]
-    return cases + [(f"Relay text, {size // MiB} MiB, streamed", partial(relay_text, folder / f"relay{size}.txt", size),
-                     {"HOTDB_STREAM_BYTES": "1MiB"}) for size in relay_sizes if "relay" in kinds]
+STREAMED_TEXTS = ("debug-log", "relay", "json", "autotvm-model-log", "ansor-model-log")
+LOG_LABELS = {"autotvm-model-log": "AutoTVM log of a model (42 workloads)",
+              "ansor-model-log": "auto_scheduler log of a model (21 workloads)"}
+
+
+def streamed_cases(folder: Path, relay_sizes: tuple[int, ...], log_sizes: tuple[int, ...] = (),
+                   json_sizes: tuple[int, ...] = (), only: tuple[str, ...] = ()) -> list:
+    """Texts streamed line by line (above HOTDB_STREAM_BYTES; Relay texts and tuning logs
+    are streamed with HOTDB_STREAM_BYTES=1MiB at every size), and Report JSONs call by
+    call: memory flat in the size. Each file is made just before it is read, and deleted after."""
+    small = {"HOTDB_STREAM_BYTES": "1MiB"}
+    cases = []
+    if not only or "debug-log" in only:
+        cases += [(f"debug log, {size // MiB} MiB, streamed", partial(debug_log, folder / f"log{size}.log", size), ())
+                  for size in (256 * MiB, 2**30)]
+    if not only or "json" in only:
+        cases += [(f"Report JSON of a model's kernels, {size // MiB} MiB, streamed",
+                   partial(json_apart, folder / f"report{size}.json", size), ()) for size in json_sizes]
+    if not only or "relay" in only:
+        cases += [(f"Relay text, {size // MiB} MiB, streamed", partial(relay_text, folder / f"relay{size}.txt", size), small)
+                  for size in relay_sizes]
+    for name, label in LOG_LABELS.items():
+        if not only or name in only:
+            cases += [(f"{label}, {size // MiB} MiB, streamed", partial(made_input, name, folder / f"{name}{size}.log",
+                                                                        size, False), small) for size in log_sizes]
+    return cases
 
 
 READ_WHOLE = int(os.environ.get("BENCH_READ_WHOLE", 64 * MiB - 64 * 1024))  # just under HOTDB_MAX_READ_BYTES (and HOTDB_STREAM_BYTES)
 STREAMED = int(os.environ.get("BENCH_STREAMED", 80 * MiB))  # above HOTDB_STREAM_BYTES: streamed line by line, or by DuckDB
 # formats a plain file of which is streamed above HOTDB_STREAM_BYTES; a gzip of them is read whole
-STREAMING = ("debug-log", "relay", "report-csv", "report-json")
+STREAMING = ("debug-log", "relay", "report-csv", "report-json", "autotvm-log", "autotvm-tasks", "ansor-log", "ansor-tasks",
+             "ansor-fallback")
 # what detection does not find at this size: a graph JSON lists its nodes before "arg_nodes",
 # beyond the 64 KiB sniffed
 FORMAT_ASKED = {"graph-json": ("--format", "graph-json")}
@@ -177,16 +197,16 @@ def made_input(name: str, path: Path, size: int, gz: bool) -> tuple[Path, str]:
     return path, f"{int(done.stdout):,} records"
 
 
-def main(streamed: tuple[str, ...] | None, relay_sizes: tuple[int, ...], readers: tuple[str, ...] | None = None,
-         json_sizes: tuple[int, ...] = ()) -> None:
-    """streamed: None, every input; else the streamed texts of those kinds only."""
+def main(streamed: tuple[str, ...] | None, relay_sizes: tuple[int, ...], log_sizes: tuple[int, ...],
+         readers: tuple[str, ...] | None = None, json_sizes: tuple[int, ...] = ()) -> None:
+    """streamed: None, every input; else the streamed inputs of those names only (STREAMED_TEXTS)."""
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         folder = Path(tmp)
         base = [("baseline: debug log, 1 MiB", make(folder / "base.log.gz", MiB, LOG_LINE), ())]
         if readers is not None:
             return table(folder, base + reader_cases(folder, readers))
         if streamed is not None:
-            return table(folder, base + streamed_cases(folder, relay_sizes, json_sizes, streamed))
+            return table(folder, base + streamed_cases(folder, relay_sizes, log_sizes, json_sizes, streamed))
         cases = base + [("debug log, 64 MiB (the default limit)", make(folder / "log64.log.gz", 64 * MiB, LOG_LINE), ()),
                  ("gzip bomb, 1 GiB of zeros", make(folder / "b1.log.gz", 2**30, b"\0"), ()),
                  ("gzip bomb, 8 GiB of zeros", make(folder / "b8.log.gz", 8 * 2**30, b"\0"), ()),
@@ -197,7 +217,7 @@ def main(streamed: tuple[str, ...] | None, relay_sizes: tuple[int, ...], readers
                   made_apart(folder / "paste16.txt", 16 * MiB, rendered=True), ()),
                  ("debug table amid prose, 64 MiB (the default limit)",
                   made_apart(folder / "table64.txt", 64 * MiB - 4096, rendered=False), ())]
-        table(folder, cases + streamed_cases(folder, relay_sizes, json_sizes))
+        table(folder, cases + streamed_cases(folder, relay_sizes, log_sizes, json_sizes))
 
 
 def table(folder: Path, cases: list) -> None:
@@ -225,6 +245,14 @@ def _bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
 
 
+def _names(args: list[str], option: str) -> tuple[str, ...] | None:
+    """The names given after `option` (NAME,NAME; none: all), None without it."""
+    if option not in args:
+        return None
+    at = args.index(option)
+    return tuple(n for n in "".join(args[at + 1:at + 2]).split(",") if n and not n.startswith("-"))
+
+
 if __name__ == "__main__":
     if {"-h", "--help"} & set(sys.argv[1:]):
         print(__doc__)
@@ -237,13 +265,8 @@ if __name__ == "__main__":
         # a GiB (13 million) takes ~30 minutes
         args = sys.argv[1:]
         sizes = args[args.index("--relay-mib") + 1] if "--relay-mib" in args else "16,64"
+        logs = args[args.index("--log-mib") + 1] if "--log-mib" in args else "256,1024"
         json_sizes = args[args.index("--json-mib") + 1] if "--json-mib" in args else "256,1024"
-        every = args.index("--every-reader") if "--every-reader" in args else None
-        readers = None if every is None else tuple(n for n in "".join(args[every + 1:every + 2]).split(",")
-                                                   if n and not n.startswith("-"))
-        streamed = None
-        if "--streamed" in args:
-            kinds = "".join(args[args.index("--streamed") + 1:args.index("--streamed") + 2])
-            streamed = tuple(kinds.split(",")) if kinds and not kinds.startswith("-") else ("log", "relay", "json")
-        main(streamed, tuple(int(n) * MiB for n in sizes.split(",")), readers,
+        main(_names(args, "--streamed"), tuple(int(n) * MiB for n in sizes.split(",")),
+             tuple(int(n) * MiB for n in logs.split(",")), _names(args, "--every-reader"),
              tuple(int(n) * MiB for n in json_sizes.split(",")))

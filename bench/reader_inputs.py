@@ -1,6 +1,6 @@
 """Inputs of every reader, each of about a given size, for bench/memory_bounds.py --every-reader.
 
-    python bench/reader_inputs.py NAME PATH BYTES [--gzip]    make one (NAME: one of MAKERS)
+    python bench/reader_inputs.py NAME PATH BYTES [--gzip]    make one (NAME: one of MAKERS or MODEL_LOGS)
 
 Each is made in the form the reader takes (tests/data and shared/real show each; nothing
 of them is copied), with records that differ in their names and shapes (`dims(k)`: no two
@@ -9,6 +9,10 @@ with the size, the worst case for its memory. `BYTES` is the text's size; with -
 file is that text gzip-compressed (a gzip is read whole, decompressed: base.py).
 A debug dump and a MetaSchedule database are folders: each of their two files is made
 just under `BYTES`.
+
+MODEL_LOGS are the other case, a model's tuning log: a real log of a few dozen workloads
+(read where ../shared/real holds it, HOTDB_REAL; never copied) repeated to the size, as
+a long tuning run logs the same workloads again and again.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
+import re
 import struct
 import sys
 from collections.abc import Callable
@@ -335,6 +341,32 @@ def relax(path: Path, size: int, gz: bool = False) -> int:
     return write(path, size, head, pair, lambda n: f"            R.output(conv{n - 1})\n        return conv{n - 1}\n", gz=gz)
 
 
+REAL = Path(os.environ.get("HOTDB_REAL", Path(__file__).resolve().parents[2] / "shared" / "real"))
+# a record's result [costs, error_no, all_cost, timestamp], AutoTVM's ("result") and auto_scheduler's ("r")
+_TIMESTAMP = re.compile(r'"(?:result|r)": \[\[[^\]]*\], -?\d+, [0-9.eE+-]+, ([0-9.eE+-]+)\]')
+
+
+def model_log(path: Path, size: int, template: str, gz: bool = False) -> int:
+    """The real log `template` (under REAL) repeated to `size`, each line's timestamp its
+    own (the first's plus the line's number), so that no two lines are alike."""
+    if not (REAL / template).is_file():
+        sys.exit(f"{REAL / template} not found: set HOTDB_REAL to the shared/real folder")
+    parts = []
+    for line in (REAL / template).read_text().splitlines():
+        if line.startswith("{") and (m := _TIMESTAMP.search(line)):
+            parts.append((line[:m.start(1)], line[m.end(1):] + "\n"))
+    start = 1.6e9
+
+    def record(k):
+        before, after = parts[k % len(parts)]
+        return f"{before}{start + k:.1f}{after}"
+    return write(path, size, "", record, gz=gz)
+
+
+MODEL_LOGS = {"autotvm-model-log": "autotvm-log/cutlass_eval_effnetv2_autotvm_log.txt",  # 42 workloads
+              "ansor-model-log": "ansor-log/cutlass_eval_bert_ansor.log"}  # 21 workloads
+
+
 def ms_database(folder: Path, size: int, gz: bool = False) -> int:
     """A MetaSchedule JSON database folder (tests/data/ms-database): workloads, each the
     fixture's IRModule with its first buffer's first dim changed, and 8 records of each."""
@@ -375,6 +407,7 @@ MAKERS = {"debug-table": debug_table, "debug-log": debug_log, "debug-dump": debu
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4 or sys.argv[1] not in MAKERS:
-        sys.exit(__doc__ + "\nNAME: " + ", ".join(MAKERS))
-    print(MAKERS[sys.argv[1]](Path(sys.argv[2]), int(sys.argv[3]), "--gzip" in sys.argv[4:]))
+    if len(sys.argv) < 4 or sys.argv[1] not in {**MAKERS, **MODEL_LOGS}:
+        sys.exit(__doc__ + "\nNAME: " + ", ".join([*MAKERS, *MODEL_LOGS]))
+    name, path, size, gz = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), "--gzip" in sys.argv[4:]
+    print(model_log(path, size, MODEL_LOGS[name], gz) if name in MODEL_LOGS else MAKERS[name](path, size, gz))

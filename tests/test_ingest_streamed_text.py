@@ -41,7 +41,7 @@ def ingest_both(tmp_path: Path, monkeypatch, path: Path) -> tuple[dict, dict]:
     """What the file stores read whole, and streamed."""
     monkeypatch.setattr(rows.ArrowRows, "CHUNK", 7)
     monkeypatch.setattr(rows.Samples, "CHUNK", 5)
-    monkeypatch.setattr(rows.IrCallList, "SPILL_AFTER", 10)  # calls beyond 10 go to a Parquet file
+    monkeypatch.setattr(rows.IrCallList, "SPILL_BYTES", 1)  # every chunk goes to a Parquet file
     out = []
     for streamed in (False, True):
         if streamed:
@@ -197,7 +197,7 @@ def test_a_streamed_insert_sets_duckdbs_pool_and_threads_back(tmp_path, monkeypa
     from hotdb.store.loader import load
 
     monkeypatch.setattr(rows.ArrowRows, "CHUNK", 7)
-    monkeypatch.setattr(rows.IrCallList, "SPILL_AFTER", 10)
+    monkeypatch.setattr(rows.IrCallList, "SPILL_BYTES", 1)
     monkeypatch.setenv("HOTDB_STREAM_BYTES", "0")
     monkeypatch.setenv("HOTDB_MEMORY_LIMIT", "200MiB")
     path = tmp_path / "vgg16.relay.txt"

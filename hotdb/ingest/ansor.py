@@ -23,7 +23,7 @@ import re
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
-from hotdb.ingest.rows import Parsed, TaskRow, measured_record
+from hotdb.ingest.rows import Parsed, RecordList, TaskRow, measured_record
 from hotdb.ingest.text import line_runs
 from hotdb.workload import WorkloadError, conv_workload, dense_workload
 
@@ -47,9 +47,11 @@ class AnsorLog:
         return line_runs(lines, lambda line: line.lstrip().startswith('{"i": [["') and '"r"' in line)
 
     def parse(self, source: Source) -> Parsed:
-        parsed = Parsed(role="tasks")
+        """Read line by line (`iter_lines`: a large log is streamed); what is kept grows with
+        the distinct tasks, not with the lines (the records as Arrow, spilled: RecordList)."""
+        parsed = Parsed(role="tasks", records=RecordList(source))
         tasks: dict[tuple[str, str], int] = {}
-        for line_no, raw in enumerate(source.lines, start=1):
+        for line_no, raw in source.iter_lines():
             line = raw.strip()
             # auto_scheduler's own reader skips lines starting with '#' or a space
             if not line or raw.startswith(("#", " ")):

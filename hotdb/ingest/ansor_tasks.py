@@ -23,7 +23,7 @@ import re
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.rows import Parsed, TaskRow
-from hotdb.ingest.text import line_ranges
+from hotdb.ingest.text import LineRuns
 from hotdb.workload import WorkloadError, batch_matmul_workload, conv_workload, dense_workload
 from hotdb.workload.layouts import LayoutError, unpack
 
@@ -61,31 +61,49 @@ class AnsorTasks:
         return out
 
     def parse(self, source: Source) -> Parsed:
+        """Read line by line (`iter_lines`: a large printout is streamed): a task's DAG is
+        the DAG lines up to the next header, held until it comes; what is kept grows with
+        the distinct tasks, not with the lines."""
         parsed = Parsed(role="tasks")
-        lines = source.lines
-        headers = [(i, m) for i, line in enumerate(lines) if (m := _TASK.match(line))]
+        seen: set[str] = set()
+        current: tuple | None = None  # (line_no, key, key_text, DAG lines) of the task read; None: a repeat
+        headers, rest = 0, LineRuns()
+        for line_no, line in source.iter_lines():
+            if m := _TASK.match(line):
+                self._add(parsed, current, source)
+                headers += 1
+                current = self._header(source, line_no, m, seen)
+            elif _dag_line(line):
+                if current is not None:
+                    current[3].append(line.strip())
+            elif line.strip():
+                rest.add(line_no)
         if not headers:
             raise source.error(None, "no task headers: expected '========== Task 0  (workload key: [...]) =========='")
-        seen: dict[str, int] = {}
-        for n, (at, m) in enumerate(headers):
-            line_no = at + 1
-            try:
-                key = json.loads(m.group(2))
-            except json.JSONDecodeError as exc:
-                raise source.error(line_no, f"expected the workload key as a JSON list: {exc.msg}", field="workload key") from None
-            if not isinstance(key, list) or not key or not isinstance(key[0], str):
-                raise source.error(line_no, "expected a workload key [\"<hash>\", [shape], ...]", field="workload key")
-            key_text = json.dumps(key)
-            if key_text in seen:
-                continue
-            end = headers[n + 1][0] if n + 1 < len(headers) else len(lines)
-            dag = [line.strip() for line in lines[at + 1:end] if _dag_line(line)]
-            seen[key_text] = len(parsed.tasks)
-            parsed.tasks.append(self._task(parsed, len(parsed.tasks), key, key_text, dag, line_no, source))
-        rest = [i + 1 for i, line in enumerate(lines) if line.strip() and not _TASK.match(line) and not _dag_line(line)]
+        self._add(parsed, current, source)
         if rest:
-            parsed.warnings.append(f"{source.name}: {len(rest)} lines are not tasks and were skipped (lines {line_ranges(rest)})")
+            parsed.warnings.append(f"{source.name}: {len(rest)} lines are not tasks and were skipped (lines {rest})")
         return parsed
+
+    @staticmethod
+    def _header(source: Source, line_no: int, m: re.Match, seen: set[str]) -> tuple | None:
+        """The task a header begins, its DAG to come; None for a key printed before."""
+        try:
+            key = json.loads(m.group(2))
+        except json.JSONDecodeError as exc:
+            raise source.error(line_no, f"expected the workload key as a JSON list: {exc.msg}", field="workload key") from None
+        if not isinstance(key, list) or not key or not isinstance(key[0], str):
+            raise source.error(line_no, "expected a workload key [\"<hash>\", [shape], ...]", field="workload key")
+        key_text = json.dumps(key)
+        if key_text in seen:
+            return None
+        seen.add(key_text)
+        return line_no, key, key_text, []
+
+    def _add(self, parsed: Parsed, task: tuple | None, source: Source) -> None:
+        if task is not None:
+            line_no, key, key_text, dag = task
+            parsed.tasks.append(self._task(parsed, len(parsed.tasks), key, key_text, dag, line_no, source))
 
     def _task(self, parsed: Parsed, index: int, key: list, key_text: str, dag: list[str], line_no: int,
               source: Source) -> TaskRow:
@@ -155,7 +173,7 @@ def _dag_line(line: str) -> bool:
 
 
 def _next_is_task(lines: list[str], at: int) -> bool:
-    for line in lines[at + 1:]:
-        if line.strip():
-            return bool(_TASK.match(line))
+    for i in range(at + 1, len(lines)):  # by index: a slice would copy the rest of the text per blank line
+        if lines[i].strip():
+            return bool(_TASK.match(lines[i]))
     return False

@@ -42,8 +42,8 @@ import re
 
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
-from hotdb.ingest.rows import Parsed, TaskRow, measured_record
-from hotdb.ingest.text import line_ranges, line_runs
+from hotdb.ingest.rows import Parsed, RecordList, TaskRow, measured_record
+from hotdb.ingest.text import LineRuns, line_runs
 from hotdb.ingest.unrender import QUOTES
 from hotdb.ingest.warnings import Warnings
 from hotdb.workload import WorkloadError, from_autotvm_task, task_template
@@ -108,14 +108,15 @@ class AutotvmTasks:
         return sorted(runs + line_runs(lines, log_line))
 
     def parse(self, source: Source) -> Parsed:
-        parsed = Parsed(role="tasks")
+        """Read line by line (`iter_lines`: a large log is streamed); what is kept grows with
+        the distinct tasks, not with the lines (the records as Arrow, spilled: RecordList)."""
+        parsed = Parsed(role="tasks", records=RecordList(source))
         warnings = Warnings(source.name)
         tasks: dict[tuple[str, str], int] = {}
         log_mode = None
-        lines = source.lines
         pending: tuple[int, str, list] | None = None  # a `[Kernel i/N] name` header and its tensor lines
-        tuples_only, progress, other = [], [], []
-        for line_no, raw in enumerate(lines, start=1):
+        first_tuples, progress, skipped = None, LineRuns(), LineRuns()  # skipped: other lines and tuples
+        for line_no, raw in source.iter_lines():
             line = raw.strip()
             if pending is not None and (m := _TENSOR.search(line)) and not _KERNEL_HEADER.match(line):
                 pending[2].append(["TENSOR", [int(d) for d in re.findall(r"\d+", m.group(1))], m.group(2)])
@@ -136,33 +137,32 @@ class AutotvmTasks:
             elif (m := _KERNEL_HEADER.match(line)) and "'TENSOR'" not in line:
                 pending = (line_no, m.group(1), [])
             elif _PROGRESS.match(line):
-                progress.append(line_no)
+                progress.add(line_no)
             elif _WORKLOAD.search(line) and self._workload_tuples(source, parsed, tasks, line_no, line):
                 pass
             elif m := _LISTED.search(line):
                 self._listed(source, parsed, tasks, warnings, line_no, line, m)
             elif _HEADING.match(line):
                 continue
-            elif _TUPLES_ONLY.match(line):
-                tuples_only.append(line_no)
             else:
-                other.append(line_no)
+                if first_tuples is None and _TUPLES_ONLY.match(line):
+                    first_tuples = line_no
+                skipped.add(line_no)
         if pending is not None:
             self._printed(source, parsed, tasks, warnings, *pending)
         if not parsed.tasks:
-            if tuples_only:
-                raise source.error(tuples_only[0], "these lines are tuples of numbers, not tasks: they carry no task name, "
+            if first_tuples is not None:
+                raise source.error(first_tuples, "these lines are tuples of numbers, not tasks: they carry no task name, "
                                    "data type or layout. Print the tasks themselves (print(task) gives Task(func_name=..., "
                                    "args=...)), or ingest the tuning log")
             raise source.error(None, "no AutoTVM tasks found: expected Task(func_name=..., args=...) lines, "
                                      "'[Kernel i/N] name' printouts or v0.2 JSON log records")
         if progress:
             warnings.add("progress", None, f"{len(progress)} tuning progress lines ('[Task i/N] Current/Best') name no task "
-                         f"and were skipped (lines {line_ranges(progress)})")
-        if other or tuples_only:
-            skipped = sorted(other + tuples_only)
-            warnings.add("other", None, (f"1 line is not a task and was skipped (line {skipped[0]})" if len(skipped) == 1 else
-                         f"{len(skipped)} lines are not tasks and were skipped (lines {line_ranges(skipped)})"))
+                         f"and were skipped (lines {progress})")
+        if skipped:
+            warnings.add("other", None, (f"1 line is not a task and was skipped (line {skipped})" if len(skipped) == 1 else
+                         f"{len(skipped)} lines are not tasks and were skipped (lines {skipped})"))
         parsed.warnings = warnings.lines() + parsed.warnings
         return parsed
 

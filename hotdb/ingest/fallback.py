@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
+from dataclasses import dataclass, field
 
 from hotdb.ingest.ansor_tasks import _PLACEHOLDER, AnsorTasks, _dag_line
 from hotdb.ingest.base import Source
 from hotdb.ingest.rows import Parsed, TaskRow
-from hotdb.ingest.text import line_ranges
+from hotdb.ingest.text import LineRuns
 from hotdb.ingest.unrender import QUOTES
 from hotdb.workload.families import parse_kernel_name
 
@@ -56,36 +58,83 @@ class AnsorFallback:
         return [(_opening(lines, i), _dag_end(lines, i)) for i, line in enumerate(lines) if _WARNING.search(line)]
 
     def parse(self, source: Source) -> Parsed:
+        """Read line by line (`iter_lines`: a large text is streamed), the two lines before
+        each at hand (a warning's rule and function name) and the warnings whose DAG is
+        still being read held until it ends: what is kept grows with the distinct tasks."""
         parsed = Parsed(role="tasks")
-        lines = source.lines
         seen: set[tuple[str, str | None]] = set()
-        read: set[int] = set()
-        for i, raw in enumerate(lines):
+        before: deque[list] = deque()  # [line_no, line, read] of the two lines before this one
+        reading: deque[_Warning] = deque()  # warnings not yet stored, in order: the first may be reading its DAG
+        rest = LineRuns()
+        for line_no, raw in source.iter_lines():
+            entry = [line_no, raw, False]
+            for warning in reading:
+                if warning.in_dag and _dag_line(raw):
+                    warning.dag.append(raw.strip())
+                    entry[2] = True
+                else:
+                    warning.in_dag = False
             line = raw.translate(QUOTES)
-            warnings = list(_WARNING.finditer(line))
-            if not warnings:
-                continue
-            start, end = _opening(lines, i), _dag_end(lines, i)
-            read.update(range(start, end))
-            dag = [text.strip() for text in lines[i + 1:end]]
-            function = _FUNCTION.match(lines[i - 1]).group(1) if start == i - 2 else None
-            for n, m in enumerate(warnings):
-                key = _key(source, i + 1, line, m.end())
-                target = m.group("target").strip() or None
-                if (json.dumps(key), target) in seen:
-                    continue
-                seen.add((json.dumps(key), target))
-                last = n == len(warnings) - 1
-                parsed.tasks.append(_row(parsed, source, key, target, dag if last else [],
-                                         function if n == 0 else None, i + 1))
+            if found := list(_WARNING.finditer(line)):
+                entry[2] = True
+                reading.append(_warning(source, line_no, line, raw, found, before))
+            while reading and not reading[0].in_dag:
+                _store(parsed, source, seen, reading.popleft())
+            before.append(entry)
+            if len(before) > 2:
+                _skipped(rest, before.popleft())
+        for warning in reading:
+            _store(parsed, source, seen, warning)
+        for entry in before:
+            _skipped(rest, entry)
         if not parsed.tasks:
             raise source.error(None, "no auto_scheduler fallback warnings found: expected 'Cannot find tuned schedules "
                                      "for target=..., workload_key=[...]'")
-        rest = [i + 1 for i, line in enumerate(lines) if line.strip() and i not in read]
         if rest:
             parsed.warnings.append(f"{source.name}: {len(rest)} lines are not fallback warnings and were skipped "
-                                   f"(lines {line_ranges(rest)})")
+                                   f"(lines {rest})")
         return parsed
+
+
+@dataclass
+class _Warning:
+    """The warnings of one line: their keys and targets, the function name above them,
+    and the DAG under the last, read while it goes on (`in_dag`)."""
+
+    line_no: int
+    found: list[tuple[list, str | None]]
+    function: str | None
+    in_dag: bool
+    dag: list[str] = field(default_factory=list)
+
+
+def _warning(source: Source, line_no: int, line: str, raw: str, found: list[re.Match], before: deque) -> _Warning:
+    """The warnings of a line (keys read now: a bad one is named before the lines after
+    it are read), with the lines of `before` that open them marked read."""
+    above = [entry[1] for entry in before]
+    start = _opening([*above, raw], len(above))
+    for entry in list(before)[start:]:
+        entry[2] = True
+    function = _FUNCTION.match(above[-1]).group(1) if start == len(above) - 2 else None
+    keys = [(_key(source, line_no, line, m.end()), m.group("target").strip() or None) for m in found]
+    return _Warning(line_no, keys, function, bool(_DAG_FOLLOWS.search(raw)))
+
+
+def _store(parsed: Parsed, source: Source, seen: set, warning: _Warning) -> None:
+    """A task of each warning not seen before; the DAG is the last one's."""
+    for n, (key, target) in enumerate(warning.found):
+        if (json.dumps(key), target) in seen:
+            continue
+        seen.add((json.dumps(key), target))
+        last = n == len(warning.found) - 1
+        parsed.tasks.append(_row(parsed, source, key, target, warning.dag if last else [],
+                                 warning.function if n == 0 else None, warning.line_no))
+
+
+def _skipped(rest: LineRuns, entry: list) -> None:
+    line_no, line, read = entry
+    if line.strip() and not read:
+        rest.add(line_no)
 
 
 def _opening(lines: list[str], at: int) -> int:

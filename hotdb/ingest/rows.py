@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from hotdb.ingest.arrow_rows import ArrowRows, row_frame
+from hotdb.ingest.arrow_rows import unstorable as unstorable  # where dump_read finds it
 from hotdb.workload import Workload
 
 Shape = list[int]
@@ -86,113 +87,18 @@ def ir_call_schema():
     return pa.schema([pa.field(name, types.get(name, pa.string())) for name in column_names(IrCallRow)])
 
 
+def record_schema():
+    """TuningRecordRow's fields as Arrow types, those of the tuning_records columns (schema/0001)."""
+    import pyarrow as pa
+
+    types = {"line_no": pa.int32(), "task_index": pa.int32(), "config_index": pa.int64(), "costs_s": pa.list_(pa.float64()),
+             "error_no": pa.int32(), "all_cost_s": pa.float64(), "timestamp": pa.float64()}
+    return pa.schema([pa.field(name, types.get(name, pa.string())) for name in column_names(TuningRecordRow)])
+
+
 def node_frame(source, rows: list[NodeRow]):
     """NodeRows as one Arrow table (node_schema())."""
     return row_frame(source, rows, node_schema())
-
-
-def row_frame(source, rows: list, schema, among: list | None = None):
-    """Rows as one Arrow table of `schema`; a value no column can hold is the source's
-    error, on its row's line (else its index among `among`, the rows these are part of)."""
-    import pyarrow as pa
-
-    try:
-        return pa.table({name: [getattr(row, name) for row in rows] for name in schema.names}, schema=schema)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        raise unstorable(source, rows if among is None else among, schema) from None
-
-
-_KINDS = {"int32": "integers below 2^31", "int64": "integers below 2^63", "double": "numbers", "string": "text"}
-
-
-def unstorable(source, rows: list, schema) -> Exception:
-    """The first value a column cannot hold (a parser let through a shape or count beyond
-    its column's range), said where it was read: the row's line, else its index."""
-    import pyarrow as pa
-
-    for column in schema:
-        values = [getattr(row, column.name) for row in rows]
-        try:
-            pa.array(values, type=column.type)
-            continue
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-            pass
-        for index, value in enumerate(values):
-            try:
-                pa.array([value], type=column.type)
-            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-                element = column.type
-                while pa.types.is_list(element):
-                    element = element.value_type
-                line = getattr(rows[index], "line_no", None)
-                return source.error(line, f"expected {_KINDS.get(str(element), str(element))}, found {value!r}",
-                                    field=column.name if line is not None else f"{column.name} of row {index + 1}")
-    return RuntimeError("rows could not be converted to Arrow, but every value converts alone")
-
-
-class ArrowRows(Sequence):
-    """Rows as a reader appends them, kept as Arrow tables of CHUNK rows: a NodeRow costs
-    ~1 KB as Python objects and ~0.1 KB as Arrow, so a table of a million distinct kernels,
-    or the IR calls of a streamed Relay text, stay within the memory an input may take
-    (limits.py). Appended rows are final: iterating yields copies."""
-
-    CHUNK = 32768
-
-    def __init__(self, source, row_class, schema) -> None:
-        self._source = source
-        self._row_class = row_class
-        self._schema = schema
-        self._frames: list = []
-        self._framed = 0
-        self._rows: list = []
-
-    def append(self, row) -> None:
-        self._rows.append(row)
-        if len(self._rows) >= self.CHUNK:
-            self._flush()
-
-    def extend(self, rows) -> None:
-        for row in rows:
-            self.append(row)
-
-    def _flush(self) -> None:
-        if self._rows:
-            self._frames.append(row_frame(self._source, self._rows, self._schema))
-            self._framed += len(self._rows)
-            self._rows = []
-
-    def frames(self):
-        """The rows as Arrow tables of at most CHUNK rows each (the loader inserts them so)."""
-        self._flush()
-        return list(self._frames)
-
-    def frame(self):
-        """Every row as one Arrow table."""
-        import pyarrow as pa
-
-        frames = list(self.frames())
-        return pa.concat_tables(frames) if frames else row_frame(self._source, [], self._schema)
-
-    def __len__(self) -> int:
-        return self._framed + len(self._rows)
-
-    def __bool__(self) -> bool:
-        return len(self) > 0
-
-    def __iter__(self):
-        for frame in self.frames():
-            for values in frame.to_pylist():
-                yield self._row_class(**values)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return list(self)[index]
-        index = range(len(self))[index]  # IndexError beyond the end
-        for frame in self.frames():
-            if index < len(frame):
-                return self._row_class(**frame.slice(index, 1).to_pylist()[0])
-            index -= len(frame)
-        raise IndexError(index)
 
 
 class NodeList(ArrowRows):
@@ -203,57 +109,23 @@ class NodeList(ArrowRows):
 
 
 class IrCallList(ArrowRows):
-    """A model's IR calls, kept as Arrow while read (ir_call_schema()); beyond SPILL_AFTER
-    rows in an anonymous temporary Parquet file (gone once closed): a GiB of Relay text
-    holds millions of calls, ~0.15 KB each as Arrow, more than an input may take. Read
-    (`frames`) once every call is appended."""
+    """A model's IR calls, kept as Arrow while read (ir_call_schema()), spilled beyond
+    SPILL_BYTES: a GiB of Relay text holds millions of calls, ~0.15 KB each as Arrow, more
+    than an input may take. Read (`frames`) once every call is appended."""
 
-    SPILL_AFTER = 2**18
+    SPILL_BYTES = 32 * 2**20
 
     def __init__(self, source) -> None:
         super().__init__(source, IrCallRow, ir_call_schema())
-        self._spill = None  # (file, ParquetWriter or None once closed)
-        self._spilled = 0
         self._external: dict[str, str] = {}
-
-    def _flush(self) -> None:
-        super()._flush()
-        # once the file is begun, each chunk goes to it as it fills: one chunk stays in memory
-        if self._spill is not None or self._framed - self._spilled > self.SPILL_AFTER:
-            import tempfile
-
-            import pyarrow.parquet as pq
-
-            if self._spill is None:
-                file = tempfile.TemporaryFile()
-                self._spill = (file, pq.ParquetWriter(file, self._schema))
-            for frame in self._frames:
-                self._spill[1].write_table(frame)
-                self._spilled += len(frame)
-            self._frames = []
-
-    def frames(self):
-        self._flush()
-        if self._spill is not None:
-            import pyarrow.parquet as pq
-
-            file, writer = self._spill
-            if writer is not None:  # the rows are all read: the file is complete
-                writer.close()
-                self._spill = (file, None)
-            file.seek(0)
-            spilled = pq.ParquetFile(file)
-            for group in range(spilled.num_row_groups):
-                yield self._compilers(spilled.read_row_group(group))
-        for frame in self._frames:
-            yield self._compilers(frame)
 
     def fill_compilers(self, external: dict[str, str]) -> None:
         """Set the compiler of each call of a BYOC function (`external`: its name and
         compiler) that was defined after the call was read (as the rows are given)."""
         self._external = dict(external)
 
-    def _compilers(self, frame):
+    def _finish(self, frame):
+        frame = super()._finish(frame)
         if not self._external:
             return frame
         import pyarrow as pa
@@ -264,6 +136,18 @@ class IrCallList(ArrowRows):
         at = self._schema.get_field_index("compiler")
         return frame.set_column(at, "compiler", pc.coalesce(frame["compiler"], pc.take(
             compilers, pc.index_in(frame["primfunc"], value_set=names))))
+
+
+class RecordList(ArrowRows):
+    """A tuning log's records, kept as Arrow while read (record_schema()), spilled beyond
+    SPILL_BYTES: each keeps its line (`raw_line`), so a GiB of log is a GiB of records.
+    Smaller chunks than other rows: a record held as Python objects is ~1.5 KB."""
+
+    CHUNK = 8192
+    SPILL_BYTES = 32 * 2**20
+
+    def __init__(self, source) -> None:
+        super().__init__(source, TuningRecordRow, record_schema())
 
 
 class Samples:
@@ -554,7 +438,7 @@ class Parsed:
     samples: list[SampleRow] | Samples = field(default_factory=list)  # Samples where a log may be large
     ir_calls: list[IrCallRow] | IrCallList = field(default_factory=list)  # an IrCallList where an IR may be large
     tasks: list[TaskRow] = field(default_factory=list)
-    records: list[TuningRecordRow] = field(default_factory=list)
+    records: list[TuningRecordRow] | RecordList = field(default_factory=list)  # a RecordList where a log may be large
     workloads: dict[str, Workload] = field(default_factory=dict)
     run: RunInfo | None = None
     warnings: list[str] = field(default_factory=list)

@@ -382,8 +382,11 @@ def _new_run(store: Store, model: str, model_id: int, ingest_id: int, source_id:
 
 
 def _store_rows(store: Store, source: Source, source_id: int, parsed: Parsed, label: str | None) -> None:
-    for row in parsed.tasks + parsed.records:  # one form, so that records and runs find their tasks
+    # one form, so that records and runs find their tasks
+    for row in parsed.tasks + (parsed.records if isinstance(parsed.records, list) else []):
         row.target = canonical_target(row.target)
+    if isinstance(parsed.records, ArrowRows):  # a RecordList: as its frames are given
+        parsed.records.map_column("target", canonical_target)
     if parsed.nodes or parsed.node_table is not None or parsed.node_file is not None:
         run_id = _scalar(store, "run_ids", {"labels": [label]})
         if parsed.nodes:
