@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
