@@ -134,17 +134,23 @@ class ArrowRows(Sequence):
     """Rows as a reader appends them, kept as Arrow tables of CHUNK rows: a NodeRow costs
     ~1 KB as Python objects and ~0.1 KB as Arrow, so a table of a million distinct kernels,
     or the IR calls of a streamed Relay text, stay within the memory an input may take
-    (limits.py). Appended rows are final: iterating yields copies."""
+    (limits.py). Where rows may be more than that holds (a GiB of Relay text: millions of
+    calls, ~0.15 KB each as Arrow), those beyond `spill_after` go to an anonymous temporary
+    Parquet file (gone once closed), a chunk at a time as it fills. Appended rows are final:
+    iterating yields copies; spilled rows are read (`frames`) once every row is appended."""
 
     CHUNK = 32768
 
-    def __init__(self, source, row_class, schema) -> None:
+    def __init__(self, source, row_class, schema, spill_after: int | None = None) -> None:
         self._source = source
         self._row_class = row_class
         self._schema = schema
         self._frames: list = []
         self._framed = 0
         self._rows: list = []
+        self._spill_after = spill_after
+        self._spill = None  # (file, ParquetWriter or None once closed)
+        self._spilled = 0
 
     def append(self, row) -> None:
         self._rows.append(row)
@@ -155,16 +161,55 @@ class ArrowRows(Sequence):
         for row in rows:
             self.append(row)
 
+    @property
+    def spilled(self) -> bool:
+        """Whether rows went to the file (then `frames` reads them back from it)."""
+        return self._spill is not None
+
     def _flush(self) -> None:
         if self._rows:
             self._frames.append(row_frame(self._source, self._rows, self._schema))
             self._framed += len(self._rows)
             self._rows = []
+        # once the file is begun, each chunk goes to it as it fills: one chunk stays in memory
+        limit = self._spill_after
+        if self._spill is not None or (limit is not None and self._framed - self._spilled > limit):
+            self._write_spill()
+
+    def _write_spill(self) -> None:
+        import tempfile
+
+        import pyarrow.parquet as pq
+
+        if self._spill is None:
+            file = tempfile.TemporaryFile()
+            self._spill = (file, pq.ParquetWriter(file, self._schema))
+        for frame in self._frames:
+            self._spill[1].write_table(frame)
+            self._spilled += len(frame)
+        self._frames = []
 
     def frames(self):
-        """The rows as Arrow tables of at most CHUNK rows each (the loader inserts them so)."""
+        """The rows as Arrow tables of at most CHUNK rows each (the loader inserts them so),
+        made as they are read: those spilled first, from the file."""
         self._flush()
-        return list(self._frames)
+        if self._spill is not None:
+            import pyarrow.parquet as pq
+
+            file, writer = self._spill
+            if writer is not None:  # the rows are all read: the file is complete
+                writer.close()
+                self._spill = (file, None)
+            file.seek(0)
+            spilled = pq.ParquetFile(file)
+            for group in range(spilled.num_row_groups):
+                yield self._framed_out(spilled.read_row_group(group))
+        for frame in self._frames:
+            yield self._framed_out(frame)
+
+    def _framed_out(self, frame):
+        """A chunk as `frames` gives it (a subclass completes what was known only later)."""
+        return frame
 
     def frame(self):
         """Every row as one Arrow table."""
@@ -196,64 +241,47 @@ class ArrowRows(Sequence):
 
 
 class NodeList(ArrowRows):
-    """A profile's nodes, kept as Arrow while read (node_schema())."""
+    """A profile's nodes, kept as Arrow while read (node_schema()); a reader of tables of
+    any size (debug_table.py) spills those beyond `spill_after`."""
+
+    def __init__(self, source, spill_after: int | None = None) -> None:
+        super().__init__(source, NodeRow, node_schema(), spill_after)
+
+
+class SampleList(ArrowRows):
+    """A profile's repeated measurements as a table prints them, a row's list after the
+    other (Measurements(us)): as Arrow, beyond SPILL_AFTER in a file. 16 bytes a sample
+    as Arrow, ~100 as a SampleRow."""
+
+    SPILL_AFTER = 2**21
 
     def __init__(self, source) -> None:
-        super().__init__(source, NodeRow, node_schema())
+        super().__init__(source, SampleRow, sample_schema(), self.SPILL_AFTER)
+
+
+def sample_schema():
+    """SampleRow's fields as Arrow types, those of the node_samples columns (schema/0001)."""
+    import pyarrow as pa
+
+    return pa.schema([("node_index", pa.int32()), ("sample_index", pa.int32()), ("time_us", pa.float64())])
 
 
 class IrCallList(ArrowRows):
     """A model's IR calls, kept as Arrow while read (ir_call_schema()); beyond SPILL_AFTER
-    rows in an anonymous temporary Parquet file (gone once closed): a GiB of Relay text
-    holds millions of calls, ~0.15 KB each as Arrow, more than an input may take. Read
-    (`frames`) once every call is appended."""
+    rows in the spill file: a GiB of Relay text holds millions of calls."""
 
     SPILL_AFTER = 2**18
 
     def __init__(self, source) -> None:
-        super().__init__(source, IrCallRow, ir_call_schema())
-        self._spill = None  # (file, ParquetWriter or None once closed)
-        self._spilled = 0
+        super().__init__(source, IrCallRow, ir_call_schema(), self.SPILL_AFTER)
         self._external: dict[str, str] = {}
-
-    def _flush(self) -> None:
-        super()._flush()
-        # once the file is begun, each chunk goes to it as it fills: one chunk stays in memory
-        if self._spill is not None or self._framed - self._spilled > self.SPILL_AFTER:
-            import tempfile
-
-            import pyarrow.parquet as pq
-
-            if self._spill is None:
-                file = tempfile.TemporaryFile()
-                self._spill = (file, pq.ParquetWriter(file, self._schema))
-            for frame in self._frames:
-                self._spill[1].write_table(frame)
-                self._spilled += len(frame)
-            self._frames = []
-
-    def frames(self):
-        self._flush()
-        if self._spill is not None:
-            import pyarrow.parquet as pq
-
-            file, writer = self._spill
-            if writer is not None:  # the rows are all read: the file is complete
-                writer.close()
-                self._spill = (file, None)
-            file.seek(0)
-            spilled = pq.ParquetFile(file)
-            for group in range(spilled.num_row_groups):
-                yield self._compilers(spilled.read_row_group(group))
-        for frame in self._frames:
-            yield self._compilers(frame)
 
     def fill_compilers(self, external: dict[str, str]) -> None:
         """Set the compiler of each call of a BYOC function (`external`: its name and
         compiler) that was defined after the call was read (as the rows are given)."""
         self._external = dict(external)
 
-    def _compilers(self, frame):
+    def _framed_out(self, frame):
         if not self._external:
             return frame
         import pyarrow as pa
@@ -551,7 +579,7 @@ class Parsed:
     role: str  # one of ROLES
     nodes: list[NodeRow] | NodeList = field(default_factory=list)  # a NodeList where tables may be large
     graph_nodes: list[GraphNodeRow] = field(default_factory=list)
-    samples: list[SampleRow] | Samples = field(default_factory=list)  # Samples where a log may be large
+    samples: list[SampleRow] | Samples | SampleList = field(default_factory=list)  # where there may be many
     ir_calls: list[IrCallRow] | IrCallList = field(default_factory=list)  # an IrCallList where an IR may be large
     tasks: list[TaskRow] = field(default_factory=list)
     records: list[TuningRecordRow] = field(default_factory=list)
