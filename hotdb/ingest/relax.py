@@ -322,6 +322,8 @@ def _logical_lines(lines):
 
 def _without_comment(text: str) -> str:
     """The code of a line without its `# comment` (a `#` inside a string stays)."""
+    if "#" not in text:
+        return text
     quoted = None
     for i, ch in enumerate(text):
         if quoted:
