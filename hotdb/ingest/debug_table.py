@@ -187,24 +187,37 @@ class _Rows:
 
 
 def _node_file(source: Source, nodes: NodeList) -> tuple[NodeFile, float]:
-    """The nodes of a table too large to hold, from their spill file, with each name's
-    output index counted as when held (its rows before it), to a Parquet file the loader
-    reads (rows.NodeFile): every node is a signature of its own (its name and output
-    index are), numbered as the nodes are. And the sum of the first outputs' times."""
-    import pyarrow as pa
-
-    with connect() as con:
-        con.execute("SET threads = 1")  # the nodes come as one stream, in order
-        con.register("table_nodes", pa.RecordBatchReader.from_batches(
-            node_schema(), (batch for frame in nodes.frames() for batch in frame.to_batches())))
-        try:
-            made = handed_over(lambda path: NodeFile(path, len(nodes)),
-                               lambda path: con.execute(sql("read", "table_nodes_write"), {"path": str(path)}),
-                               "hotdb-table-")
-            total = con.execute(sql("read", "table_nodes_total"), {"path": str(made.path)}).fetchall()[0][0]
-        except duckdb.Error as exc:  # memory or disk, not the file: its rows were read
-            raise source.error(None, f"the table's nodes could not be written: {one_line(exc)}") from None
+    """The nodes of a table too large to hold, from their spill file, to a Parquet file the
+    loader reads (rows.NodeFile): every node is a signature of its own (its name and output
+    index are), numbered as the nodes are. Their output indexes were counted by name while
+    the nodes were held, then by runs of a name (what TVM prints): a name that comes again
+    after others is found here (two first outputs), and the indexes counted again by DuckDB.
+    And the sum of the first outputs' times."""
+    made = handed_over(lambda path: NodeFile(path, len(nodes)), lambda path: _write_nodes(nodes, path), "hotdb-table-")
+    try:
+        with connect() as con:
+            con.execute("SET threads = 1")
+            again, total = con.execute(sql("read", "table_nodes_check"), {"path": str(made.path)}).fetchall()[0]
+            if again:
+                recounted = made.path.with_name("recounted.parquet")
+                con.execute(sql("read", "table_nodes_recount"), {"path": str(made.path), "out": str(recounted)})
+                recounted.replace(made.path)
+                total = con.execute(sql("read", "table_nodes_check"), {"path": str(made.path)}).fetchall()[0][1]
+    except duckdb.Error as exc:  # memory or disk, not the file: its rows were read
+        raise source.error(None, f"the table's nodes could not be counted: {one_line(exc)}") from None
     return made, total
+
+
+def _write_nodes(nodes: NodeList, path) -> None:
+    """The nodes, in order, each its own signature (`signature_id` its index, `first`)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = node_schema().append(pa.field("signature_id", pa.int32())).append(pa.field("first", pa.bool_()))
+    with pq.ParquetWriter(str(path), schema) as writer:
+        for frame in nodes.frames():
+            writer.write_table(frame.append_column("signature_id", frame["node_index"]).append_column(
+                "first", pa.repeat(pa.scalar(True), len(frame))))
 
 
 def _variant(columns: list[str]) -> str:

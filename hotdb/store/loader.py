@@ -260,10 +260,10 @@ def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTab
 
 
 def _insert_node_file(store: Store, run_id: int, nodes: NodeFile) -> None:
-    """A debug dump's nodes, whole rows in the reader's file, each with its signature's
-    number: the signatures' first rows, and every row as a call."""
+    """A debug dump's or a large debug table's nodes, whole rows in the reader's file, each
+    with its signature's number: the signatures' first rows, and every row as a call."""
     store.con.read_parquet(str(nodes.path)).create_view("_node_file")
-    with scratch(store.con, views=("_node_file",)):
+    with scratch(store.con, views=("_node_file",)), _streaming(store):  # millions, from a large debug table
         store.con.execute(sql("load", "file_node_signatures"), {"run_id": run_id})
         store.con.execute(sql("load", "file_node_calls"), {"run_id": run_id})
 
