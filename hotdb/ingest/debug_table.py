@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+import tempfile
 
 import duckdb
 
@@ -186,6 +187,9 @@ class _Rows:
         return seen
 
 
+CHECK_POOL = 64 * 2**20
+
+
 def _node_file(source: Source, nodes: NodeList) -> tuple[NodeFile, float]:
     """The nodes of a table too large to hold, from their spill file, to a Parquet file the
     loader reads (rows.NodeFile): every node is a signature of its own (its name and output
@@ -195,8 +199,11 @@ def _node_file(source: Source, nodes: NodeList) -> tuple[NodeFile, float]:
     And the sum of the first outputs' times."""
     made = handed_over(lambda path: NodeFile(path, len(nodes)), lambda path: _write_nodes(nodes, path), "hotdb-table-")
     try:
-        with connect() as con:
+        with tempfile.TemporaryDirectory(prefix="hotdb-check-") as spill, connect(temp_directory=spill) as con:
+            # a pool of 64 MiB: beyond it the names' aggregate waits in `spill` (at 384 MiB,
+            # DuckDB's default, it filled it: 256 MiB of table, 1.7 million names)
             con.execute("SET threads = 1")
+            con.execute(f"SET memory_limit = '{int(CHECK_POOL)}B'")  # bytes, an int: never text from elsewhere
             again, total = con.execute(sql("read", "table_nodes_check"), {"path": str(made.path)}).fetchall()[0]
             if again:
                 recounted = made.path.with_name("recounted.parquet")

@@ -8,7 +8,7 @@ and reported; if nothing is new, nothing is written.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -335,10 +335,13 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                                  tags, target, now, run_meta or {})
                 made.append(label)
             _store_rows(store, source, source_id, parsed, label)
-        if any(parsed.role != "profile" for _, _, parsed in new_items):
-            rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
-        elif made:
-            rematch_runs(con, [row[0] for row in con.execute(sql("load", "run_ids"), {"labels": made}).fetchall()])
+        # runs whose nodes came in a file (a large debug table, a dump: millions of nodes) are
+        # matched with the streaming pool: at 384 MiB the ladder filled it
+        with _streaming(store) if any(p.node_file is not None for _, _, p in new_items) else nullcontext():
+            if any(parsed.role != "profile" for _, _, parsed in new_items):
+                rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
+            elif made:
+                rematch_runs(con, [row[0] for row in con.execute(sql("load", "run_ids"), {"labels": made}).fetchall()])
         failpoint("before-commit")
         _commit(con)
     except BaseException:
