@@ -8,7 +8,7 @@ and reported; if nothing is new, nothing is written.
 
 from __future__ import annotations
 
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -190,6 +190,28 @@ def _streaming(store: Store):
         _restore(store, int(threads), limit)
 
 
+# DuckDB's buffer pool while the runs of a file of nodes (a large debug table, a dump) are
+# matched: the ladder fills the pool it is given (256 MiB of a debug table, 1.7 million
+# nodes: the process 630 MiB at 384 MiB, 432 at 192); at 64 MiB it could not run for a
+# table of 391,879 distinct kernels (bench/README.md, "Streamed text")
+MATCH_POOL = 192 * MiB
+
+
+@contextmanager
+def _matching(store: Store, large: bool):
+    """The pool set to MATCH_POOL (at most what it is) while `large` runs are matched."""
+    if not large or str(store.path) == ":memory:":
+        yield
+        return
+    limit = limits.memory_bytes()
+    threads, held = store.con.execute(sql("load", "stream_settings")).fetchone()
+    _set_pool(store, min(limit, max(MATCH_POOL, held + MiB)))
+    try:
+        yield
+    finally:
+        _restore(store, int(threads), limit)
+
+
 def _set_pool(store: Store, pool: int) -> None:
     store.con.execute(f"SET memory_limit = '{int(pool)}B'")  # bytes, an int: never text from elsewhere
 
@@ -335,9 +357,7 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                                  tags, target, now, run_meta or {})
                 made.append(label)
             _store_rows(store, source, source_id, parsed, label)
-        # runs whose nodes came in a file (a large debug table, a dump: millions of nodes) are
-        # matched with the streaming pool: at 384 MiB the ladder filled it
-        with _streaming(store) if any(p.node_file is not None for _, _, p in new_items) else nullcontext():
+        with _matching(store, any(p.node_file is not None for _, _, p in new_items)):
             if any(parsed.role != "profile" for _, _, parsed in new_items):
                 rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
             elif made:
