@@ -7,7 +7,7 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_LAKE_RETENTION   seconds `lake compact` keeps what a writer or reader may still use; 3600
     HOTDB_LAKE_AUTO_COMPACT a lake writer compacts once the commit log has this many files (0: never); 16
     HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
-    HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: reports by DuckDB, debug logs and Relay text line by line; 64MiB
+    HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: reports by DuckDB, debug logs, debug tables, Relay text and Relax TVMScript line by line; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
     HOTDB_MAX_STREAM_BYTES the largest file streamed; 16GiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
@@ -19,9 +19,12 @@ that needs it (exit 1), naming the variable and what it takes.
 What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
 under 1 GB, whatever reads it (bench/README.md, "Every reader at its read limit": 989 MiB
 at most, a MetaSchedule database of two 64 MiB files, each record a workload of its own);
-a streamed debug log or Relay text of a model under 500 MiB whatever its size ("Memory
-bounds", each ingest a fresh process: the log 168 MiB at 1 GiB; the Relay text 322 MiB
-at 64 MiB, 325 MiB at 256 MiB, 360 MiB at 1 GiB), though a debug log of ever new node
+a streamed debug log, debug table, Relay text or Relax module of a model under 500 MiB
+whatever its size ("Streamed text", each ingest a fresh process: the log 168 MiB at 1 GiB;
+the Relay text 322 MiB at 64 MiB, 325 MiB at 256 MiB, 360 MiB at 1 GiB; the table, a node
+of its own name a row, 417 MiB at 256 MiB, TBL1G_MIB MiB at 1 GiB; the Relax module 316 MiB at
+64 MiB, RLX256_MIB MiB at 256 MiB, a GiB not measured: ~9 million statements take over an
+hour), though a debug log of ever new node
 names grows with them (645 MiB at 80 MiB), and so does a report streamed by DuckDB whose
 every call is a kernel of its own (one Arrow row each: at 80 MiB 927 MiB as CSV, and
 1,047 MiB as JSON, whose document DuckDB holds whole).
