@@ -6,6 +6,9 @@
     python bench/memory_bounds.py --relay-mib 64,256   the sizes of the streamed Relay texts (16,64)
     python bench/memory_bounds.py --json-mib 256,1024  the sizes of the streamed Report JSONs (256,1024)
     python bench/memory_bounds.py --log-mib 16,256     the sizes of the streamed tuning logs (256,1024)
+    python bench/memory_bounds.py --streamed table,relax --table-mib 256 --relax-mib 256
+                                                       streamed debug tables and Relax modules only, of
+                                                       these sizes (256,1024 each)
     python bench/memory_bounds.py --every-reader       the baseline and each reader's largest input
     python bench/memory_bounds.py --every-reader relay,ms-database   those readers only (reader_inputs.MAKERS)
 
@@ -94,6 +97,66 @@ def json_apart(path: Path, size: int) -> Path:
     return path
 
 
+# a model's kernels: 100 of them, run in order again and again
+KERNELS = [(f"tvmgen_default_fused_nn_conv2d_add_nn_relu_{j}", f"(1, {64 << j % 4}, {56 >> j % 4}, {56 >> j % 4})")
+           for j in range(100)]
+
+
+def numbered(path: Path, size: int, head: str, record, tail=lambda n: "") -> int:
+    """`head`, record(0), record(1), ... up to about `size` bytes, and tail(count): records
+    that number on (a node, a binding each), written 4096 at a time. The count."""
+    with path.open("w") as out:
+        out.write(head)
+        written, k = len(head), 0
+        while written < size - 4096:
+            batch = "".join(record(i) for i in range(k, k + 4096))
+            out.write(batch)
+            written += len(batch.encode())
+            k += 4096
+        out.write(tail(k))
+    return k
+
+
+def debug_table(path: Path, size: int) -> tuple[Path, str]:
+    """The graph debug runtime's table with Measurements(us) (TVM >= 0.9): a model's 100
+    kernels, run again and again, each row a node of its own name (numbered on)."""
+    head = ("Node Name  Ops  Time(us)  Time(%)  Shape  Inputs  Outputs  Measurements(us)\n"
+            "---------  ---  --------  -------  -----  ------  -------  ----------------\n")
+
+    def row(k):
+        func, shape = KERNELS[k % 100]
+        return f"{func}_n{k}  {func}  {100 + k % 97}.25  0.001  {shape}  3  1  [{100 + k % 97}.2, {100 + k % 97}.3]\n"
+    def total(n):  # what the rows sum to: no warning
+        return f"Total_time  -  {sum(100.25 + k % 97 for k in range(n)):.3f}  -  -  -  -  -\n"
+    count = numbered(path, size, head, row, total)
+    return path, f"{count:,} nodes"
+
+
+def relax_module(path: Path, size: int) -> tuple[Path, str]:
+    """A Relax module as TVMScript prints a fused model (tests/data/relax): its main
+    function's statements repeated, bindings numbered on (`lv1` ... `lv13000000`: three
+    a block, two R.call_tir of PrimFuncs and a high-level call), the PrimFuncs printed
+    after it (the reader's first pass finds them)."""
+    fixture = (Path(__file__).parents[1] / "tests" / "data" / "relax" / "small_convnet.fused.relax.py").read_text()
+    primfuncs = fixture[fixture.index("    @T.prim_func"):fixture.index("    @R.function")]
+    ty = 'R.Tensor((1, 16, 8, 8), dtype="float32")'
+    head = ("# from tvm.script import ir as I\n# from tvm.script import tirx as T\n# from tvm.script import relax as R\n\n"
+            "@I.ir_module\nclass Module:\n    @R.function\n"
+            f"    def forward(x: {ty}, conv2_weight: R.Tensor((16, 16, 3, 3), dtype=\"float32\"), "
+            f"conv2_bias: R.Tensor((16,), dtype=\"float32\")) -> {ty}:\n"
+            "        R.func_attr({\"num_input\": 1})\n        cls = Module\n        with R.dataflow():\n"
+            f"            lv0: {ty} = R.nn.relu(x)\n")
+
+    def block(k):
+        i = 3 * k
+        return (f"            lv{i + 1} = R.call_tir(cls.reshape, (conv2_bias,), out_ty=R.Tensor((1, 16, 1, 1), dtype=\"float32\"))\n"
+                f"            lv{i + 2} = R.call_tir(cls.fused_conv2d1_add_relu, (lv{i}, conv2_weight, lv{i + 1}), out_ty={ty})\n"
+                f"            lv{i + 3}: {ty} = R.nn.relu(lv{i + 2})\n")
+    count = numbered(path, size - len(primfuncs), head, block,
+                     lambda n: f"            R.output(lv{3 * n})\n        return lv{3 * n}\n\n" + primfuncs)
+    return path, f"{3 * count:,} statements"
+
+
 def peak(folder: Path, path: Path, *extra: str, env: dict | None = None) -> tuple[int, float, int, str]:
     """(exit code, seconds, peak RSS MiB, first line of stderr) of one ingest."""
     started = time.monotonic()
@@ -132,16 +195,16 @@ def made_apart(path: Path, size: int, *, rendered: bool) -> Path:
     return path
 
 
-STREAMED_TEXTS = ("debug-log", "relay", "json", "autotvm-model-log", "ansor-model-log")
+STREAMED_TEXTS = ("debug-log", "relay", "json", "table", "relax", "autotvm-model-log", "ansor-model-log")
 LOG_LABELS = {"autotvm-model-log": "AutoTVM log of a model (42 workloads)",
               "ansor-model-log": "auto_scheduler log of a model (21 workloads)"}
 
 
-def streamed_cases(folder: Path, relay_sizes: tuple[int, ...], log_sizes: tuple[int, ...] = (),
-                   json_sizes: tuple[int, ...] = (), only: tuple[str, ...] = ()) -> list:
-    """Texts streamed line by line (above HOTDB_STREAM_BYTES; Relay texts and tuning logs
-    are streamed with HOTDB_STREAM_BYTES=1MiB at every size), and Report JSONs call by
-    call: memory flat in the size. Each file is made just before it is read, and deleted after."""
+def streamed_cases(folder: Path, sizes: dict[str, tuple[int, ...]], only: tuple[str, ...] = ()) -> list:
+    """Texts streamed line by line (above HOTDB_STREAM_BYTES; Relay texts, tables, Relax
+    modules and tuning logs are streamed with HOTDB_STREAM_BYTES=1MiB at every size), and
+    Report JSONs call by call: memory flat in the size. Each file is made just before it is
+    read, and deleted after. `sizes`: those of each kind (relay, json, table, relax, log)."""
     small = {"HOTDB_STREAM_BYTES": "1MiB"}
     cases = []
     if not only or "debug-log" in only:
@@ -149,22 +212,25 @@ def streamed_cases(folder: Path, relay_sizes: tuple[int, ...], log_sizes: tuple[
                   for size in (256 * MiB, 2**30)]
     if not only or "json" in only:
         cases += [(f"Report JSON of a model's kernels, {size // MiB} MiB, streamed",
-                   partial(json_apart, folder / f"report{size}.json", size), ()) for size in json_sizes]
-    if not only or "relay" in only:
-        cases += [(f"Relay text, {size // MiB} MiB, streamed", partial(relay_text, folder / f"relay{size}.txt", size), small)
-                  for size in relay_sizes]
+                   partial(json_apart, folder / f"report{size}.json", size), ()) for size in sizes["json"]]
+    texts = {"relay": ("Relay text", relay_text, "txt"), "table": ("debug table", debug_table, "txt"),
+             "relax": ("Relax module", relax_module, "py")}
+    for kind, (what, make_text, ext) in texts.items():
+        if not only or kind in only:
+            cases += [(f"{what}, {size // MiB} MiB, streamed", partial(make_text, folder / f"{kind}{size}.{ext}", size), small)
+                      for size in sizes[kind]]
     for name, label in LOG_LABELS.items():
         if not only or name in only:
             cases += [(f"{label}, {size // MiB} MiB, streamed", partial(made_input, name, folder / f"{name}{size}.log",
-                                                                        size, False), small) for size in log_sizes]
+                                                                        size, False), small) for size in sizes["log"]]
     return cases
 
 
 READ_WHOLE = int(os.environ.get("BENCH_READ_WHOLE", 64 * MiB - 64 * 1024))  # just under HOTDB_MAX_READ_BYTES (and HOTDB_STREAM_BYTES)
 STREAMED = int(os.environ.get("BENCH_STREAMED", 80 * MiB))  # above HOTDB_STREAM_BYTES: streamed line by line, or by DuckDB
 # formats a plain file of which is streamed above HOTDB_STREAM_BYTES; a gzip of them is read whole
-STREAMING = ("debug-log", "relay", "report-csv", "report-json", "autotvm-log", "autotvm-tasks", "ansor-log", "ansor-tasks",
-             "ansor-fallback")
+STREAMING = ("debug-log", "debug-table", "relay", "relax", "report-csv", "report-json", "autotvm-log", "autotvm-tasks",
+             "ansor-log", "ansor-tasks", "ansor-fallback")
 # what detection does not find at this size: a graph JSON lists its nodes before "arg_nodes",
 # beyond the 64 KiB sniffed
 FORMAT_ASKED = {"graph-json": ("--format", "graph-json")}
@@ -197,8 +263,7 @@ def made_input(name: str, path: Path, size: int, gz: bool) -> tuple[Path, str]:
     return path, f"{int(done.stdout):,} records"
 
 
-def main(streamed: tuple[str, ...] | None, relay_sizes: tuple[int, ...], log_sizes: tuple[int, ...],
-         readers: tuple[str, ...] | None = None, json_sizes: tuple[int, ...] = ()) -> None:
+def main(streamed: tuple[str, ...] | None, sizes: dict[str, tuple[int, ...]], readers: tuple[str, ...] | None = None) -> None:
     """streamed: None, every input; else the streamed inputs of those names only (STREAMED_TEXTS)."""
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         folder = Path(tmp)
@@ -206,7 +271,7 @@ def main(streamed: tuple[str, ...] | None, relay_sizes: tuple[int, ...], log_siz
         if readers is not None:
             return table(folder, base + reader_cases(folder, readers))
         if streamed is not None:
-            return table(folder, base + streamed_cases(folder, relay_sizes, log_sizes, json_sizes, streamed))
+            return table(folder, base + streamed_cases(folder, sizes, streamed))
         cases = base + [("debug log, 64 MiB (the default limit)", make(folder / "log64.log.gz", 64 * MiB, LOG_LINE), ()),
                  ("gzip bomb, 1 GiB of zeros", make(folder / "b1.log.gz", 2**30, b"\0"), ()),
                  ("gzip bomb, 8 GiB of zeros", make(folder / "b8.log.gz", 8 * 2**30, b"\0"), ()),
@@ -217,7 +282,7 @@ def main(streamed: tuple[str, ...] | None, relay_sizes: tuple[int, ...], log_siz
                   made_apart(folder / "paste16.txt", 16 * MiB, rendered=True), ()),
                  ("debug table amid prose, 64 MiB (the default limit)",
                   made_apart(folder / "table64.txt", 64 * MiB - 4096, rendered=False), ())]
-        table(folder, cases + streamed_cases(folder, relay_sizes, log_sizes, json_sizes))
+        table(folder, cases + streamed_cases(folder, sizes))
 
 
 def table(folder: Path, cases: list) -> None:
@@ -264,9 +329,10 @@ if __name__ == "__main__":
         # the Relay parser reads ~8,000 statements a second on the shared 2-core machine:
         # a GiB (13 million) takes ~30 minutes
         args = sys.argv[1:]
-        sizes = args[args.index("--relay-mib") + 1] if "--relay-mib" in args else "16,64"
-        logs = args[args.index("--log-mib") + 1] if "--log-mib" in args else "256,1024"
-        json_sizes = args[args.index("--json-mib") + 1] if "--json-mib" in args else "256,1024"
-        main(_names(args, "--streamed"), tuple(int(n) * MiB for n in sizes.split(",")),
-             tuple(int(n) * MiB for n in logs.split(",")), _names(args, "--every-reader"),
-             tuple(int(n) * MiB for n in json_sizes.split(",")))
+        def option(name: str, default: str) -> str:
+            return args[args.index(name) + 1] if name in args else default
+
+        sizes = {kind: tuple(int(n) * MiB for n in option(f"--{kind}-mib", default).split(","))
+                 for kind, default in (("log", "256,1024"), ("relay", "16,64"), ("json", "256,1024"),
+                                       ("table", "256,1024"), ("relax", "256,1024"))}
+        main(_names(args, "--streamed"), sizes, _names(args, "--every-reader"))

@@ -11,18 +11,21 @@ import duckdb
 from hotdb import limits
 
 
-def connect(database: str = ":memory:", read_only: bool = False, *, whole_objects: bool = False
-            ) -> duckdb.DuckDBPyConnection:
+def connect(database: str = ":memory:", read_only: bool = False, *, whole_objects: bool = False,
+            temp_directory: str | None = None) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with hotdb's settings. HOTDB_MEMORY_LIMIT (default 384 MiB,
     limits.py) caps DuckDB's buffer pool, and with it the memory of an ingest of any size:
     what does not fit spills to disk. A reader of `whole_objects` (one JSON object of any
-    size, which DuckDB cannot spill) is capped only when the variable is set."""
+    size, which DuckDB cannot spill) is capped only when the variable is set. A database in
+    memory spills a window's rows only where `temp_directory` is given."""
     # no extension is fetched or loaded behind the user's back (a SQLite file given as a
     # database would make DuckDB download its reader)
     config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
     limit = limits.memory_limit(default=not whole_objects)
     if limit:
         config["memory_limit"] = limit
+    if temp_directory is not None:
+        config["temp_directory"] = temp_directory
     con = duckdb.connect(database, read_only=read_only, config=config)
     # DuckDB draws a progress bar for queries over 2 s on stdout, into `-f json|csv` output
     con.execute("SET enable_progress_bar = false")

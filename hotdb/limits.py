@@ -7,7 +7,7 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_LAKE_RETENTION   seconds `lake compact` keeps what a writer or reader may still use; 3600
     HOTDB_LAKE_AUTO_COMPACT a lake writer compacts once the commit log has this many files (0: never); 16
     HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
-    HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: CSV reports by DuckDB, JSON reports call by call; debug logs, Relay text, AutoTVM and auto_scheduler logs, task printouts and fallback warnings line by line; 64MiB
+    HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: CSV reports by DuckDB, JSON reports call by call; debug logs and tables, Relay text, Relax TVMScript, AutoTVM and auto_scheduler logs, task printouts and fallback warnings line by line; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
     HOTDB_MAX_STREAM_BYTES the largest file streamed; 16GiB
     HOTDB_MAX_LINE_BYTES   the longest line a text input may have; 16MiB
@@ -19,16 +19,18 @@ that needs it (exit 1), naming the variable and what it takes.
 What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
 under 1 GB, whatever reads it (bench/README.md, "Every reader at its read limit": 989 MiB
 at most, a MetaSchedule database of two 64 MiB files, each record a workload of its own);
-a streamed debug log, Relay text, Report JSON or tuning log of a model under 500 MiB
-whatever its size ("Memory bounds", each ingest a fresh process: the log 168 MiB at 1 GiB;
-the Relay text 322 MiB at 64 MiB, 325 MiB at 256 MiB, 360 MiB at 1 GiB; the Report JSON,
-decoded a call at a time, 218 MiB at 256 MiB, 261 MiB at 1 GiB; an AutoTVM log 309 MiB at
-256 MiB, 356 MiB at 1 GiB, an auto_scheduler log 350 and 360 MiB), though a debug log of
-ever new node names grows with them (645 MiB at 80 MiB), a tuning log or task printout
-with its distinct tasks (at 80 MiB, every line a task of its own: 433 to 969 MiB, the
-most an AutoTVM printout of 230,622 tasks), and so does a streamed report whose every
-call is a kernel of its own (one Arrow row each: at 80 MiB 927 MiB as CSV, read by
-DuckDB, and 610 MiB as JSON).
+a streamed debug log or table, Relay text, Relax module, Report JSON or tuning log of a
+model under 500 MiB whatever its size ("Memory bounds" and "Streamed text", each ingest a
+fresh process: the log 168 MiB at 1 GiB; the Relay text 322 MiB at 64 MiB, 325 MiB at
+256 MiB, 360 MiB at 1 GiB; the table, a node of its own name a row, 417 MiB at 256 MiB,
+TBL1G_MIB at 1 GiB; the Relax module 316 MiB at 64 MiB, RLX256_MIB at 256 MiB, a GiB not
+measured: ~9 million statements take over an hour; the Report JSON, decoded a call at a
+time, 218 MiB at 256 MiB, 261 MiB at 1 GiB; an AutoTVM log 309 MiB at 256 MiB, 356 MiB at
+1 GiB, an auto_scheduler log 350 and 360 MiB), though a debug log of ever new node names
+grows with them (645 MiB at 80 MiB), a tuning log or task printout with its distinct tasks
+(at 80 MiB, every line a task of its own: 433 to 969 MiB, the most an AutoTVM printout of
+230,622 tasks), and so does a streamed report whose every call is a kernel of its own
+(one Arrow row each: at 80 MiB 927 MiB as CSV, read by DuckDB, and 610 MiB as JSON).
 """
 
 from __future__ import annotations

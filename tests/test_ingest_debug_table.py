@@ -91,3 +91,37 @@ def test_debug_table_round_trip(tmp_path_factory, rows, measurements, newline):
     _, parsed = parse(path)
     assert [(n.func_name, n.time_us, n.out_shape, n.num_inputs) for n in parsed.nodes] == \
            [(r[1], r[2], r[3], r[4]) for r in rows]
+
+
+MEASURED = st.sampled_from(["1", "0", "00", "01", "1.5", "1.", ".5", "1e5", "1E-3", "01e5", "1e", "-1", "nan", "inf",
+                            "1_0", " ", ",", "[", "1.2.3", "0x1", "9" * 30, "True", ""])
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(MEASURED, max_size=5), sep=st.sampled_from([", ", ",", " , ", ""]), bracketed=st.booleans())
+def test_measurements_read_without_ast_as_with_it(pieces, sep, bracketed):
+    """A plain list of numbers is read by float(); anything else by ast.literal_eval, as
+    before: the same times, or the same error, either way."""
+    import ast
+    import warnings
+
+    from hotdb.ingest import debug_table
+    from hotdb.ingest.base import Source
+
+    text = ("[" + sep.join(pieces) + "]") if bracketed else sep.join(pieces)
+    source = Source.from_text("t.txt", "")
+
+    def outcome(read):
+        try:
+            return read()
+        except ParseError as exc:
+            return exc.message
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # literal_eval of "1e" and the like
+        got = outcome(lambda: debug_table._measurements(source, 1, text))
+        values = outcome(lambda: debug_table._literal_times(source, 1, text))
+    if isinstance(values, list) and any(v != v or v < 0 for v in values):
+        values = f"expected times >= 0, found {text!r}"
+    assert got == values
+    assert not isinstance(got, list) or got == [float(v) for v in ast.literal_eval(text)]

@@ -1,4 +1,4 @@
-"""Debug logs and Relay text read as a stream of lines (`Source.iter_lines`, lines.py):
+"""Debug logs, debug tables, Relay text and Relax TVMScript read as a stream of lines (`Source.iter_lines`, lines.py):
 a file larger than HOTDB_STREAM_BYTES stores exactly the rows, warnings and hash that it
 stores when read whole, and its errors name the same lines. Streaming is forced here on
 small files by setting HOTDB_STREAM_BYTES to 0 (every non-empty file is streamed), and the
@@ -6,6 +6,7 @@ Arrow chunks (rows.ArrowRows, rows.Samples) made small, so that rows cross them.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
@@ -18,9 +19,12 @@ from hotdb.errors import ParseError
 from hotdb.examples import example_files
 from hotdb.ingest import rows
 from hotdb.ingest.base import Source
+from hotdb.ingest.debug_table import DebugTable
 from hotdb.ingest.lines import encoding_of, stream_lines
 
 DATA = Path(__file__).parent / "data"
+# real files (TVM's docs, users' posts) lie in ../shared/real/: read where they are, never copied here
+REAL = Path(os.environ.get("HOTDB_REAL", Path(__file__).resolve().parents[2] / "shared" / "real"))
 LOGS = [DATA / "debug-log" / "vgg16.runtime07.log", DATA / "debug-log" / "vgg16.executor08.log"]
 TABLES = {"sources": "SELECT path, format, role, content_sha256, size_bytes, row_count, warnings FROM sources",
           "nodes": "SELECT * EXCLUDE (run_id) FROM nodes ORDER BY node_index",
@@ -37,8 +41,9 @@ def stored(db: Path) -> dict[str, list]:
         con.close()
 
 
-def ingest_both(tmp_path: Path, monkeypatch, path: Path) -> tuple[dict, dict]:
-    """What the file stores read whole, and streamed."""
+def ingest_both(tmp_path: Path, monkeypatch, path: Path, spill_streamed: bool = False) -> tuple[dict, dict]:
+    """What the file stores read whole, and streamed (`spill_streamed`: a debug table's
+    nodes and samples beyond 10 spilled to a file, only when streamed)."""
     monkeypatch.setattr(rows.ArrowRows, "CHUNK", 7)
     monkeypatch.setattr(rows.Samples, "CHUNK", 5)
     monkeypatch.setattr(rows.IrCallList, "SPILL_BYTES", 1)  # every chunk goes to a Parquet file
@@ -46,6 +51,9 @@ def ingest_both(tmp_path: Path, monkeypatch, path: Path) -> tuple[dict, dict]:
     for streamed in (False, True):
         if streamed:
             monkeypatch.setenv("HOTDB_STREAM_BYTES", "0")
+            if spill_streamed:
+                monkeypatch.setattr(DebugTable, "SPILL_BYTES", 1)
+                monkeypatch.setattr(rows.SampleList, "SPILL_BYTES", 1)
         assert (Source.read(path).streamed_size is not None) == streamed
         db = tmp_path / f"{streamed}.duckdb"
         Hotdb(db).ingest([path], model="m")
@@ -100,6 +108,53 @@ def test_a_streamed_text_of_several_modules_keeps_the_last_complete_one(tmp_path
     assert "modules are printed one after the other" in " ".join(streamed["sources"][0][6])
 
 
+def table_and_module_files() -> list[Path]:
+    """Every debug table and Relax module of tests/data and ../shared/real (where it lies)."""
+    found = []
+    for folder in ("debug-table", "relax"):
+        for root in (DATA, REAL):
+            found += sorted(p for p in (root / folder).rglob("*") if p.is_file() and p.suffix in (".txt", ".py"))
+    return found
+
+
+@pytest.mark.parametrize("path", table_and_module_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_streamed_table_or_module_stores_what_it_stores_read_whole(tmp_path, monkeypatch, path):
+    """Streamed, a debug table's nodes and samples spilled beyond 10 rows too."""
+    whole, streamed = ingest_both(tmp_path, monkeypatch, path, spill_streamed=True)
+    assert whole == streamed
+    assert whole["nodes"] or whole["ir_calls"]
+
+
+def test_shared_real_tables_and_modules_are_there():
+    if not REAL.is_dir():
+        pytest.skip(f"real artifacts not found in {REAL} (set HOTDB_REAL to the shared/real folder)")
+    assert any(p.parent.parent == REAL for p in table_and_module_files())
+
+
+def test_a_spilled_table_counts_a_name_printed_again_as_its_next_output(tmp_path, monkeypatch):
+    """A node's outputs are printed one after the other; a name that comes again later is
+    its next output too (held, counted as read; spilled, counted again from the file)."""
+    rows_text = "".join(f"n{i % 13}  fused_nn_relu_{i % 5}  {1 + i}.5  1.0  (1, {i})  1  1  [{1 + i}.5, 2.0]\n"
+                        for i in range(40))
+    path = tmp_path / "again.txt"
+    path.write_text("Node Name  Ops  Time(us)  Time(%)  Shape  Inputs  Outputs  Measurements(us)\n"
+                    "---------  ---  --------  -------  -----  ------  -------  ----------------\n"
+                    + rows_text + "Total_time  -  500.0  -  -  -  -  -\n")
+    whole, streamed = ingest_both(tmp_path, monkeypatch, path, spill_streamed=True)
+    assert whole == streamed
+    assert len(whole["samples"]) == 80 and "differs from the sum of rows" in whole["sources"][0][6][0]
+
+
+def test_a_streamed_relax_text_of_two_modules_keeps_the_last(tmp_path, monkeypatch):
+    text = (DATA / "relax" / "small_convnet.relax.py").read_text()
+    path = tmp_path / "two.relax.py"
+    path.write_text(text + "\n" + text.replace("R.nn.relu", "R.sigmoid"))
+    whole, streamed = ingest_both(tmp_path, monkeypatch, path)
+    assert whole == streamed
+    assert any(call[3] == "sigmoid" for call in streamed["ir_calls"])
+    assert "modules are printed one after the other" in " ".join(streamed["sources"][0][6])
+
+
 @pytest.mark.parametrize("kind", ["debug-log", "relay"])
 def test_a_streamed_file_cut_mid_line_reads_as_it_does_whole(tmp_path, monkeypatch, kind):
     text = LOGS[1].read_text() if kind == "debug-log" else relay_text()
@@ -114,6 +169,12 @@ def deep_file(tmp_path: Path, kind: str, bad: str, at: int) -> Path:
     """A file whose line `at` is `bad`, after `at - 1` good lines."""
     if kind == "debug-log":
         good = ["Op #0 fused_nn_conv2d_add_relu: 12.5 us/iter"] * (at - 1)
+    elif kind == "debug-table":
+        good = ["Node Name  Ops  Time(us)  Time(%)  Shape  Inputs  Outputs"] + [
+            f"n{i}  fused_nn_relu  1.5  0.1  (1, 8)  1  1" for i in range(at - 2)]
+    elif kind == "relax":
+        good = ["@R.function", "def main(x: R.Tensor((1, 8), dtype=\"float32\")):"] + [
+            f"    lv{i}: R.Tensor((1, 8), dtype=\"float32\") = R.nn.relu(x)" for i in range(at - 3)]
     else:
         good = ["def @main(%data: Tensor[(1, 8), float32]) {"] + ["  %0 = nn.relu(%data) /* ty=Tensor[(1, 8), float32] */;"] * (at - 2)
     path = tmp_path / f"deep.{kind}.txt"
@@ -125,6 +186,9 @@ def deep_file(tmp_path: Path, kind: str, bad: str, at: int) -> Path:
     ("debug-log", "Op #0 fused_nn_conv2d_add_relu: 1e999 us/iter", "expected a finite time"),
     ("debug-log", "Op #0 fused_nn_dense_add: 3.5 us/iter", "the log mixes two models"),
     ("relay", "  %1 = nn.relu(%0 /* ty=Tensor[(1, 8), float32] */;", "column"),
+    ("debug-table", "n  fused_nn_relu  x1.5  0.1  (1, 8)  1  1", "expected a number"),
+    ("debug-table", "n  fused_nn_relu  1.5  0.1  (1, 8)  1", "expected 7 columns"),
+    ("relax", "    lv: R.Tensor((1, 8), dtype=\"float32\") = R.nn.relu(x, (", "column"),
 ])
 def test_a_bad_line_deep_in_a_streamed_file_is_named(tmp_path, monkeypatch, kind, bad, said):
     monkeypatch.setenv("HOTDB_STREAM_BYTES", "0")

@@ -79,6 +79,11 @@ class ArrowRows(Sequence):
         for row in rows:
             self.append(row)
 
+    @property
+    def spilled(self) -> bool:
+        """Whether rows went to a file (then `frames` reads them back from it)."""
+        return bool(self._spilled) or self._writer is not None
+
     def _flush(self) -> None:
         if self._rows:
             frame = row_frame(self._source, self._rows, self._schema)

@@ -266,8 +266,8 @@ def cannot_read(path: Path, exc: OSError) -> ParseError:
 def _too_large(path: Path, what: str) -> ParseError:
     return ParseError(path, None, f"{what} more than {limits.max_read_bytes():,} bytes, the most hotdb reads into memory; "
                                   "set HOTDB_MAX_READ_BYTES to raise the limit (large reports in CSV or JSON, debug "
-                                  "logs, Relay text, AutoTVM and auto_scheduler logs, task printouts and fallback "
-                                  "warnings are streamed without it when not compressed)")
+                                  "logs and tables, Relay text, Relax TVMScript, AutoTVM and auto_scheduler logs, task "
+                                  "printouts and fallback warnings are streamed without it when not compressed)")
 
 
 def _read(path: Path) -> bytes:

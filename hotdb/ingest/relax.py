@@ -27,6 +27,7 @@ import re
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import attach_workload
 from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader
+from hotdb.ingest.relay_scope import RelaxScope
 from hotdb.ingest.rows import IrCallList, IrCallRow, Parsed
 from hotdb.ingest.text import bracket_depth
 from hotdb.workload import WorkloadError, flat_dims, from_kernel_args, from_relay_call, parse_kernel_name, relay_op_family
@@ -74,14 +75,18 @@ class RelaxScript:
         return out
 
     def parse(self, source: Source) -> Parsed:
-        statements = list(_logical_lines(source.lines))
-        primfuncs = _primfuncs(source, statements)
+        """Two passes over the lines (`iter_lines`: a large module is streamed), each
+        holding one statement at a time: the PrimFuncs' signatures and anchor blocks, then
+        the Relax functions' calls, kept as Arrow (IrCallList, spilled beyond a bound), the
+        bindings' types in a RelaxScope (4 bytes a numbered one): what is held grows with
+        the PrimFuncs and the distinct types, not with the text."""
+        primfuncs = _primfuncs(source, _logical_lines(source.iter_lines()))
         parsed = Parsed(role="ir", ir_calls=IrCallList(source))  # as Arrow: ~1 KB a call as Python objects
-        function, scope, indent = None, {}, 0
+        function, scope, indent = None, RelaxScope(), 0
         pending_decorator = None
         # [function names, (first, one past last) index of its calls, first line] of each module pasted
         modules: list[list] = [[set(), None, None]]
-        for line_no, current_indent, text in statements:
+        for line_no, current_indent, text in _logical_lines(source.iter_lines()):
             if text.startswith("#"):
                 continue
             if text.startswith("@"):
@@ -134,10 +139,10 @@ class RelaxScript:
         used = {c.workload_key for c in kept if c.workload_key}
         parsed.workloads = {k: w for k, w in parsed.workloads.items() if k in used}
 
-    def _params(self, source: Source, line_no: int, text: str) -> dict:
+    def _params(self, source: Source, line_no: int, text: str) -> RelaxScope:
         reader = ExprReader(text, text.index("("), subscripts=True)
         reader.expect("(")
-        scope = {}
+        scope = RelaxScope()
         try:
             while not reader.peek(")"):
                 name = reader.match(re.compile(r"\w+"))
@@ -292,13 +297,14 @@ def _call_tir_output(call: Expr):
     return None  # a shape held in a variable: known only when the program runs
 
 
-def _logical_lines(lines: list[str]):
-    """(first line number, indentation, text) of each statement: lines joined while a
-    bracket is open (a signature, or a call that black spread over lines), without the
-    `# comments` inside or after them; a comment line of its own is kept as it is."""
+def _logical_lines(lines):
+    """(first line number, indentation, text) of each statement of the (number, line)
+    pairs `lines`: lines joined while a bracket is open (a signature, or a call that black
+    spread over lines), without the `# comments` inside or after them; a comment line of
+    its own is kept as it is."""
     buffer: list[str] = []
     start, indent, depth = 0, 0, 0
-    for line_no, line in enumerate(lines, start=1):
+    for line_no, line in lines:
         text = line.strip()
         if not buffer:
             if not text:
@@ -321,6 +327,8 @@ def _logical_lines(lines: list[str]):
 
 def _without_comment(text: str) -> str:
     """The code of a line without its `# comment` (a `#` inside a string stays)."""
+    if "#" not in text:
+        return text
     quoted = None
     for i, ch in enumerate(text):
         if quoted:
@@ -333,7 +341,7 @@ def _without_comment(text: str) -> str:
     return text
 
 
-def _primfuncs(source: Source, statements: list) -> dict[str, tuple[str | None, list]]:
+def _primfuncs(source: Source, statements) -> dict[str, tuple[str | None, list]]:
     """PrimFunc name -> (anchor family, buffer (shape, dtype) list) from @T.prim_func defs."""
     out: dict[str, tuple[str | None, list]] = {}
     current, buffers, anchor, block = None, [], None, None

@@ -2,14 +2,15 @@
 each statement: TVM prints a function's variables numbered (%0, %1, ...), and a GiB of
 `print(mod["main"])` binds ~13 million of them. As a dict of fresh type lists each cost
 ~300 bytes (64 MiB of text: +180 MiB); here a numbered one costs 4 bytes, the index of its
-type among the distinct types the block has seen."""
+type among the distinct types the block has seen. Relax's TVMScript numbers its
+bindings too (`lv`, `lv1`, ...): RelaxScope keeps them so."""
 
 from __future__ import annotations
 
 import re
 from array import array
 
-_NUMBERED = re.compile(r"%(0|[1-9][0-9]*)\Z")  # as TVM numbers them: %00 is another name
+_NUMBERED = re.compile(r"(%)(0|[1-9][0-9]*)\Z")  # as TVM numbers them: %00 is another name
 _GAP = 1 << 16  # a number further beyond the last than this is kept by name (no array of gaps)
 
 
@@ -32,54 +33,85 @@ def _key(ty):
 
 class Scope:
     """Variable name -> type (a list of TensorType, None, or ("fn", type)): set with
-    scope[name] = type, read with `find`."""
+    scope[name] = type, read with `find`. A numbered name (NUMBERED: its prefix and
+    number) is kept in its prefix's array of type indexes."""
 
-    __slots__ = ("_named", "_base", "_numbered", "_types", "_type_ids")
+    __slots__ = ("_named", "_runs", "_types", "_type_ids")
+
+    NUMBERED = _NUMBERED
 
     def __init__(self) -> None:
         self._named: dict = {}
-        self._base: int | None = None  # the first number bound: a closure's may start anywhere
-        self._numbered = array("i")  # number - base -> index into _types; -1: not bound
+        # prefix -> (the first number bound: a closure's may start anywhere, array of
+        # number - base -> index into _types; -1: not bound)
+        self._runs: dict[str, tuple[int, array]] = {}
         self._types: list = []
         self._type_ids: dict = {}  # _key(type) -> index into _types
 
-    def _slot(self, name: str, growing: bool) -> int | None:
-        """Where a numbered variable (`%12`) is kept in _numbered, else None."""
-        m = _NUMBERED.match(name)
+    _copy = staticmethod(_copy)
+    _key = staticmethod(_key)
+
+    def _slot(self, name, growing: bool) -> tuple[array, int] | None:
+        """Where a numbered variable (`%12`) is kept: its run's array and index, else None."""
+        m = self.NUMBERED.match(name) if type(name) is str else None
         if m is None:
             return None
-        number = int(m.group(1))
-        if self._base is None:
+        prefix, number = m.group(1), int(m.group(2))
+        run = self._runs.get(prefix)
+        if run is None:
             if not growing:
                 return None
-            self._base = number
-        at = number - self._base
-        if at < 0 or at >= len(self._numbered) + (_GAP if growing else 0):
+            run = self._runs[prefix] = (number, array("i"))
+        base, numbered = run
+        at = number - base
+        if at < 0 or at >= len(numbered) + (_GAP if growing else 0):
             return None
-        if at >= len(self._numbered):
-            self._numbered.extend([-1] * (at + 1 - len(self._numbered)))
-        return at
+        if at >= len(numbered):
+            numbered.extend([-1] * (at + 1 - len(numbered)))
+        return numbered, at
 
     def __setitem__(self, name: str, ty) -> None:
-        at = self._slot(name, growing=True)
-        if at is None:
+        slot = self._slot(name, growing=True)
+        if slot is None:
             self._named[name] = ty
             return
-        key = _key(ty)
+        key = self._key(ty)
         type_id = self._type_ids.get(key)
         if type_id is None:
             type_id = self._type_ids[key] = len(self._types)
-            self._types.append(_copy(ty))
-        self._numbered[at] = type_id
+            self._types.append(self._copy(ty))
+        slot[0][slot[1]] = type_id
         if self._named:
             self._named.pop(name, None)
 
     def find(self, name: str):
         """(the variable's type, True), or (None, False) when the block does not bind it."""
-        at = self._slot(name, growing=False)
-        if at is not None and self._numbered[at] >= 0:
+        slot = self._slot(name, growing=False)
+        if slot is not None and slot[0][slot[1]] >= 0:
             # shared by the variables of one type, as a kept type (memo.py) is by calls
-            return self._types[self._numbered[at]], True
+            return self._types[slot[0][slot[1]]], True
         if name in self._named:
             return self._named[name], True
         return None, False
+
+    def get(self, name, default=None):
+        """The variable's type, or `default` when the block does not bind it (as dict.get)."""
+        ty, found = self.find(name)
+        return ty if found else default
+
+
+class RelaxScope(Scope):
+    """A Relax function's bindings (relax.py): name -> (shape, dtype) or None. TVMScript
+    numbers them after a prefix (`lv`, `lv1`, ... `lv13000000`, `gv1`, `alloc2`)."""
+
+    __slots__ = ()
+
+    NUMBERED = re.compile(r"([A-Za-z_]\w*?)(0|[1-9][0-9]*)\Z")
+
+    @staticmethod
+    def _copy(ty):
+        return None if ty is None else (None if ty[0] is None else list(ty[0]), ty[1])
+
+    @staticmethod
+    def _key(ty):
+        return None if ty is None else (None if ty[0] is None else tuple(ty[0]), ty[1])

@@ -103,10 +103,31 @@ def node_frame(source, rows: list[NodeRow]):
 
 
 class NodeList(ArrowRows):
-    """A profile's nodes, kept as Arrow while read (node_schema())."""
+    """A profile's nodes, kept as Arrow while read (node_schema()); a reader of tables of
+    any size (debug_table.py) spills those beyond `spill_bytes`."""
+
+    def __init__(self, source, spill_bytes: int | None = None) -> None:
+        super().__init__(source, NodeRow, node_schema())
+        if spill_bytes is not None:
+            self.SPILL_BYTES = spill_bytes
+
+
+class SampleList(ArrowRows):
+    """A profile's repeated measurements as a table prints them, a row's list after the
+    other (Measurements(us)): as Arrow, beyond SPILL_BYTES in a file. 16 bytes a sample
+    as Arrow, ~100 as a SampleRow."""
+
+    SPILL_BYTES = 32 * 2**20
 
     def __init__(self, source) -> None:
-        super().__init__(source, NodeRow, node_schema())
+        super().__init__(source, SampleRow, sample_schema())
+
+
+def sample_schema():
+    """SampleRow's fields as Arrow types, those of the node_samples columns (schema/0001)."""
+    import pyarrow as pa
+
+    return pa.schema([("node_index", pa.int32()), ("sample_index", pa.int32()), ("time_us", pa.float64())])
 
 
 class IrCallList(ArrowRows):
@@ -436,7 +457,7 @@ class Parsed:
     role: str  # one of ROLES
     nodes: list[NodeRow] | NodeList = field(default_factory=list)  # a NodeList where tables may be large
     graph_nodes: list[GraphNodeRow] = field(default_factory=list)
-    samples: list[SampleRow] | Samples = field(default_factory=list)  # Samples where a log may be large
+    samples: list[SampleRow] | Samples | SampleList = field(default_factory=list)  # where there may be many
     ir_calls: list[IrCallRow] | IrCallList = field(default_factory=list)  # an IrCallList where an IR may be large
     tasks: list[TaskRow] = field(default_factory=list)
     records: list[TuningRecordRow] | RecordList = field(default_factory=list)  # a RecordList where a log may be large

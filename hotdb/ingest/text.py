@@ -73,6 +73,10 @@ def bracket_depth(text: str, opening: str = "([", closing: str = ")]") -> int:
         if "/*" in text:
             text = _COMMENTS.sub("", text)
         return sum(text.count(ch) for ch in opening) - sum(text.count(ch) for ch in closing)
+    if "\\" not in text and "/*" not in text:  # no escaped quote, no comment: strings are every other part
+        outside = text.split('"')[::2]
+        return sum(part.count(ch) for part in outside for ch in opening) - sum(
+            part.count(ch) for part in outside for ch in closing)
     depth, i, n = 0, 0, len(text)
     while i < n:
         ch = text[i]

@@ -190,6 +190,28 @@ def _streaming(store: Store):
         _restore(store, int(threads), limit)
 
 
+# DuckDB's buffer pool while the runs of a file of nodes (a large debug table, a dump) are
+# matched: the ladder fills the pool it is given (256 MiB of a debug table, 1.7 million
+# nodes: the process 630 MiB at 384 MiB, 432 at 192); at 64 MiB it could not run for a
+# table of 391,879 distinct kernels (bench/README.md, "Streamed text")
+MATCH_POOL = 192 * MiB
+
+
+@contextmanager
+def _matching(store: Store, large: bool):
+    """The pool set to MATCH_POOL (at most what it is) while `large` runs are matched."""
+    if not large or str(store.path) == ":memory:":
+        yield
+        return
+    limit = limits.memory_bytes()
+    threads, held = store.con.execute(sql("load", "stream_settings")).fetchone()
+    _set_pool(store, min(limit, max(MATCH_POOL, held + MiB)))
+    try:
+        yield
+    finally:
+        _restore(store, int(threads), limit)
+
+
 def _set_pool(store: Store, pool: int) -> None:
     store.con.execute(f"SET memory_limit = '{int(pool)}B'")  # bytes, an int: never text from elsewhere
 
@@ -260,10 +282,10 @@ def _insert_node_table(store: Store, source: Source, run_id: int, table: NodeTab
 
 
 def _insert_node_file(store: Store, run_id: int, nodes: NodeFile) -> None:
-    """A debug dump's nodes, whole rows in the reader's file, each with its signature's
-    number: the signatures' first rows, and every row as a call."""
+    """A debug dump's or a large debug table's nodes, whole rows in the reader's file, each
+    with its signature's number: the signatures' first rows, and every row as a call."""
     store.con.read_parquet(str(nodes.path)).create_view("_node_file")
-    with scratch(store.con, views=("_node_file",)):
+    with scratch(store.con, views=("_node_file",)), _streaming(store):  # millions, from a large debug table
         store.con.execute(sql("load", "file_node_signatures"), {"run_id": run_id})
         store.con.execute(sql("load", "file_node_calls"), {"run_id": run_id})
 
@@ -335,10 +357,11 @@ def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,
                                  tags, target, now, run_meta or {})
                 made.append(label)
             _store_rows(store, source, source_id, parsed, label)
-        if any(parsed.role != "profile" for _, _, parsed in new_items):
-            rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
-        elif made:
-            rematch_runs(con, [row[0] for row in con.execute(sql("load", "run_ids"), {"labels": made}).fetchall()])
+        with _matching(store, any(p.node_file is not None for _, _, p in new_items)):
+            if any(parsed.role != "profile" for _, _, parsed in new_items):
+                rematch_models(con, [model_id])  # the model's IR or tasks changed: all its runs
+            elif made:
+                rematch_runs(con, [row[0] for row in con.execute(sql("load", "run_ids"), {"labels": made}).fetchall()])
         failpoint("before-commit")
         _commit(con)
     except BaseException:
