@@ -16,9 +16,10 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_CACHE_DIR        where hotdb keeps what it makes once and reuses (the empty database new files start from, cost models); $XDG_CACHE_HOME/hotdb
     HOTDB_MEMORY_LIMIT     DuckDB's buffer pool, beyond which it spills to disk (e.g. 500MB, at least 64MiB); 384MiB (a debug dump's JSON files, which DuckDB holds whole: unbounded when unset)
 
-What an input may take: an input read into memory (up to HOTDB_MAX_READ_BYTES) stays
-under 1 GB, whatever reads it (bench/README.md, "Every reader at its read limit": 989 MiB
-at most, a MetaSchedule database of two 64 MiB files, each record a workload of its own);
+What an input may take (in MiB, as bench/README.md measures: 1 GiB is 1,024 MiB): an input
+read into memory (up to HOTDB_MAX_READ_BYTES) stays under 1 GiB, whatever reads it
+(bench/README.md, "Every reader at its read limit": 989 MiB at most, a MetaSchedule
+database of two 64 MiB files, each record a workload of its own);
 a streamed debug log or table, Relay text, Relax module, Report JSON or tuning log of a
 model under 500 MiB whatever its size ("Memory bounds" and "Streamed text", each ingest a
 fresh process: the log 168 MiB at 1 GiB; the Relay text 322 MiB at 64 MiB, 325 MiB at
@@ -129,7 +130,7 @@ def max_stream_bytes() -> int:
 def max_read_bytes() -> int:
     # Parsed line by line, text grows as Python objects; rows are kept as Arrow (NodeList):
     # 64 MiB of a debug table of distinct kernels peaked at 0.86 GiB (bench/README.md),
-    # within the 1 GB an input may take. Larger profile reports are streamed by
+    # within the 1 GiB an input may take. Larger profile reports are streamed by
     # DuckDB instead (HOTDB_STREAM_BYTES).
     return _bytes("HOTDB_MAX_READ_BYTES", 64 * MiB, MiB)
 
@@ -146,7 +147,7 @@ def max_files() -> int:
     return int(_number("HOTDB_MAX_FILES", 2000, 1, "a number of files"))
 
 
-# An input may take at most 1 GB, measured (bench/memory_bounds.py): Python's share, the
+# An input may take at most 1 GiB, measured (bench/memory_bounds.py): Python's share, the
 # parsed rows as Arrow, and DuckDB's buffer pool together. DuckDB's share: the largest
 # text (64 MiB of distinct kernels) peaked at 0.86 GiB with it, 0.96 GiB at 512 MiB,
 # 1.7 GiB unbounded.
