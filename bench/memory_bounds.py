@@ -8,7 +8,7 @@
     python bench/memory_bounds.py --log-mib 16,256     the sizes of the streamed tuning logs (256,1024)
     python bench/memory_bounds.py --streamed table,relax --table-mib 256 --relax-mib 256
                                                        streamed debug tables and Relax modules only, of
-                                                       these sizes (256,1024 each)
+                                                       these sizes (table 256,1024, relax 64,256)
     python bench/memory_bounds.py --every-reader       the baseline and each reader's largest input
     python bench/memory_bounds.py --every-reader relay,ms-database   those readers only (reader_inputs.MAKERS)
 
@@ -327,12 +327,13 @@ if __name__ == "__main__":
         table_text(Path(sys.argv[2]), int(sys.argv[3]), rendered=bool(sys.argv[4]))
     else:
         # the Relay parser reads ~8,000 statements a second on the shared 2-core machine:
-        # a GiB (13 million) takes ~30 minutes
+        # a GiB (13 million) takes ~30 minutes; the Relax reader ~2,000 a second (two passes):
+        # a GiB (~9 million) over an hour: its default sizes are 64 and 256 MiB
         args = sys.argv[1:]
         def option(name: str, default: str) -> str:
             return args[args.index(name) + 1] if name in args else default
 
         sizes = {kind: tuple(int(n) * MiB for n in option(f"--{kind}-mib", default).split(","))
                  for kind, default in (("log", "256,1024"), ("relay", "16,64"), ("json", "256,1024"),
-                                       ("table", "256,1024"), ("relax", "256,1024"))}
+                                       ("table", "256,1024"), ("relax", "64,256"))}
         main(_names(args, "--streamed"), sizes, _names(args, "--every-reader"))

@@ -24,7 +24,7 @@ a streamed debug log or table, Relay text, Relax module, Report JSON or tuning l
 model under 500 MiB whatever its size ("Memory bounds" and "Streamed text", each ingest a
 fresh process: the log 168 MiB at 1 GiB; the Relay text 322 MiB at 64 MiB, 325 MiB at
 256 MiB, 360 MiB at 1 GiB; the table, a node of its own name a row, 417 MiB at 256 MiB,
-TBL1G_MIB at 1 GiB; the Relax module 316 MiB at 64 MiB, RLX256_MIB at 256 MiB, a GiB not
+444 MiB at 1 GiB; the Relax module 316 MiB at 64 MiB, 322 MiB at 256 MiB, a GiB not
 measured: ~9 million statements take over an hour; the Report JSON, decoded a call at a
 time, 218 MiB at 256 MiB, 261 MiB at 1 GiB; an AutoTVM log 309 MiB at 256 MiB, 356 MiB at
 1 GiB, an auto_scheduler log 350 and 360 MiB), though a debug log of ever new node names
