@@ -90,7 +90,7 @@ def test_four_writers_at_once_lose_nothing_and_agree_with_a_database_file(tmp_pa
 
 
 READER = """
-import duckdb, json, sys, time
+import duckdb, json, os, sys, time
 from deltalake import DeltaTable
 from deltalake.exceptions import TableNotFoundError
 lake, want = sys.argv[1], int(sys.argv[2])
@@ -107,7 +107,11 @@ while time.time() < deadline:
     seen.add(n)
     if n >= want:
         break
-print(json.dumps(sorted(seen)))
+print(json.dumps(sorted(seen)), flush=True)
+# once (2026-12-05) this process aborted in a library's C++ ("terminate called without an
+# active exception") with no sign of which step; what it read is said above, so its exit
+# skips the libraries' teardown, and an abort before the print still fails the test
+os._exit(0)
 """
 
 
@@ -122,7 +126,7 @@ def test_plain_duckdb_and_deltalake_read_the_lake_while_a_writer_adds_to_it(tmp_
         table.write_text("\n".join(lines) + f"\n# {label}\n")
         here("--lake", lake, "ingest", table, "--model", "m", "--run", label)
     out, err = reader.communicate(timeout=180)
-    assert reader.returncode == 0, err
+    assert reader.returncode == 0, (out, err)
     counts = json.loads(out)
     assert counts[-1] == 4 * 26 and set(counts) <= {0, 26, 52, 78, 104}  # whole ingests only, never a part
 
