@@ -124,3 +124,13 @@ def table_counts(db: Path) -> dict[str, int]:
         return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0] for t in tables}
     finally:
         con.close()
+
+
+def stored_rows(db: Path, queries: dict[str, str]) -> dict[str, list]:
+    """The rows each named query reads from the database: what a whole read and a streamed
+    read of one file must both store."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {name: con.execute(query).fetchall() for name, query in queries.items()}
+    finally:
+        con.close()

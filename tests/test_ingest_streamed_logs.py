@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import duckdb
 import pytest
+from conftest import stored_rows
 
 from hotdb.api import Hotdb
 from hotdb.errors import ParseError
@@ -32,11 +32,7 @@ TABLES = {"sources": "SELECT path, format, role, content_sha256, size_bytes, row
 
 
 def stored(db: Path) -> dict[str, list]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return {name: con.execute(query).fetchall() for name, query in TABLES.items()}
-    finally:
-        con.close()
+    return stored_rows(db, TABLES)
 
 
 def ingest_both(tmp_path: Path, monkeypatch, path: Path) -> tuple[dict, dict]:

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from hotdb.ingest.base import Source
 from hotdb.ingest.derive import derive
 from hotdb.ingest.device_totals import device_totals, rest_nodes
+from hotdb.ingest.report_values import METRIC_KEYS, count_of, metric_text, time_of
 from hotdb.ingest.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
 
 _ARG = re.compile(r"(\w+)\[([\d,\s]*)\]")
@@ -149,13 +150,6 @@ def _counter_table(lines: list[str]) -> list[str] | None:
     return None
 
 
-def metric_text(value) -> str | None:
-    """A string metric; anything else (a damaged file's nested object) becomes its JSON text."""
-    if value is None or value == "":
-        return None
-    return value if isinstance(value, str) else json.dumps(value)
-
-
 def _node(source: Source, index: int, line_no: int | None, call: dict, derived: dict | None = None) -> NodeRow:
     name = (metric_text(call.get("Name")) or "").strip()
     time_us = time_of(source, line_no, call.get("Duration (us)"))
@@ -176,28 +170,6 @@ def _node(source: Source, index: int, line_no: int | None, call: dict, derived: 
     return node
 
 
-def time_of(source: Source, line_no: int | None, duration, field: str = "Duration (us)") -> float:
-    """A call's duration, checked (the streamed JSON reader names the call as `field`)."""
-    try:
-        time_us = float(str(duration).replace(",", ""))
-    except (TypeError, ValueError):
-        raise source.error(line_no, f"expected a number, found {duration!r}", field=field) from None
-    if not time_us >= 0 or time_us == float("inf"):
-        raise source.error(line_no, f"expected a finite duration >= 0, found {duration!r}", field=field)
-    return time_us
-
-
-def count_of(source: Source, line_no: int | None, count, field: str = "Count") -> int:
-    """A call's count as written (1 when empty), checked."""
-    try:
-        number = int(float(str(count).replace(",", ""))) if count not in (None, "") else 1
-    except (ValueError, OverflowError):
-        raise source.error(line_no, f"expected an integer, found {count!r}", field=field) from None
-    if number > INT32_MAX:
-        raise source.error(line_no, f"expected a count below 2^31, found {count!r}", field=field)
-    return number
-
-
 def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], list[str]]:
     if not text:
         return [], []
@@ -210,7 +182,6 @@ def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], li
     return shapes, [dtype for dtype, _ in found]
 
 
-METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")
 
 
 def _from_json(source: Source, text: str) -> tuple[Iterator[tuple[int | None, dict]], dict[str, float]]:

@@ -23,7 +23,7 @@ from hotdb.ingest.base import Source
 from hotdb.ingest.device_totals import device_totals, rest_nodes
 from hotdb.ingest.json_stream import JsonStream
 from hotdb.ingest.lines import encoding_of
-from hotdb.ingest.profile_report import METRIC_KEYS, count_of, metric_text, time_of
+from hotdb.ingest.report_values import METRIC_KEYS, count_of, metric_text, time_of
 from hotdb.ingest.rows import INT32_MAX, NodeList, NodeTable, handed_over
 
 NOT_A_REPORT = 'expected {"calls": [...], "device_metrics": {...}}'  # the row-by-row reader's words
