@@ -45,6 +45,7 @@ def main() -> int:
     _orphan_watch(os.getppid())
     _say_dead_workers()
     for line in sys.stdin:
+        received = time.monotonic()  # the job's deadline counts from here, not from when its tasks are ready
         job = json.loads(line)
         work = Path(job["work_dir"])
         work.mkdir(parents=True, exist_ok=True)
@@ -53,7 +54,7 @@ def main() -> int:
         os.dup2(log, 2)
         os.close(log)
         try:
-            stopped = run(job, work)
+            stopped = run(job, work, received)
         except BaseException as exc:  # the parent says it; the traceback stays in the log
             traceback.print_exc()
             sys.stderr.flush()
@@ -96,12 +97,13 @@ def _say_dead_workers() -> None:
     popen_pool.PopenWorker._child_process_error = child_process_error
 
 
-def run(job: dict, work: Path) -> str:
+def run(job: dict, work: Path, received: float) -> str:
     from tvm.s_tir import meta_schedule as ms
 
     from hotdb.capture.profile import fuse, parse_target
     from hotdb.capture.scheduler import Policy, TaskState, scheduler
 
+    builder = _builder(job["build_timeout_s"])  # its workers start beside what follows
     target = parse_target(job["target"])
     loaded = _model(job["model"])
     extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)}
@@ -125,7 +127,7 @@ def run(job: dict, work: Path) -> str:
     database = ms.database.JSONDatabase(work_dir=str(work))
     policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight))
                      for t, e in zip(job["tasks"], tasks)], per_task_max=job["per_task_max"],
-                    budget=job["trials"], deadline=time.monotonic() + job["seconds"] if job.get("seconds") is not None else None)
+                    budget=job["trials"], deadline=received + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
             for i, (t, ctx) in enumerate(zip(job["tasks"], contexts))]
     emit("start", cost_model=cost_model_state,
@@ -140,7 +142,7 @@ def run(job: dict, work: Path) -> str:
     ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
                   work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
                   num_trials_per_iter=job["batch"], database=database, cost_model=cost_model,
-                  builder=ms.builder.LocalBuilder(max_workers=2, timeout_sec=job["build_timeout_s"]),
+                  builder=builder,
                   runner=ms.runner.LocalRunner(timeout_sec=job["run_timeout_s"]),
                   task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i, name=policy.tasks[i].name),
                                            on_join=joined))
@@ -149,6 +151,20 @@ def run(job: dict, work: Path) -> str:
 
 
 _models: dict = {}
+_kept: list = []  # the builder of the last job
+BUILD_WORKERS = 2  # a batch is of 2 trials or more (capture/tuning.py: trials_per_round)
+
+
+def _builder(timeout_s: float):
+    """The builder, its workers kept for the rounds of a tune (capture/builder.py)."""
+    from hotdb.capture.builder import kept_builder
+
+    if _kept and _kept[0].timeout_s != timeout_s:
+        _kept.pop().close()
+    if not _kept:
+        _kept.append(kept_builder(BUILD_WORKERS, timeout_s))
+        _kept[0].start()
+    return _kept[0]
 
 
 def _model(spec: str):

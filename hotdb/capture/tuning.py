@@ -40,7 +40,8 @@ class TunePlan:
     build_timeout_s: float = 120.0  # hotdb/ops/tune.py says why
     run_timeout_s: float = 60.0
     # trials a batch: a stop loses the batch in flight, and a batch of 2 MLP trials took
-    # 25-30 s here, so with a deadline batches are of 2 (hotdb/ops/tune.py)
+    # 25-30 s here on fresh build workers (1-3 s on kept ones, capture/builder.py, but one
+    # slow candidate can take ~50 s), so with a deadline batches are of 2 (hotdb/ops/tune.py)
     batch_max: int = 64
     model: str = ""  # as the user gave it: the tuner process loads it again
     target: str | None = None  # as the user gave it (--target)
@@ -67,7 +68,7 @@ class TuneOutcome:
     trials: int  # records this tune wrote
     valid: int  # of which measured a time (MetaSchedule marks a failed trial with 1e10 s)
     failures: dict[str, int]  # first line of each failure message -> trials that failed so
-    first_failure: str | None  # the first failure message, whole
+    first_failure: str | None  # the first failure message, up to the schedule MetaSchedule prints after it
     deadline_reached: bool = False  # it stopped for the deadline, not for the user
     stopped: str | None = None  # why the tuner stopped, in its scheduler's words
     cause: str | None = None  # why the tuner process failed, when it did
@@ -75,6 +76,17 @@ class TuneOutcome:
     longest_batch_s: float | None = None  # the longest batch, dispatch to join
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
+
+
+def _cause_lines(body: list[str]) -> list[str]:
+    """A trial error's own lines: MetaSchedule follows them with the whole candidate, its
+    module as TVMScript and its schedule's trace (hundreds of lines), kept in the log."""
+    lines = []
+    for line in body:
+        if line.startswith(("# from tvm.script", "@I.ir_module", "@T.prim_func")):
+            break
+        lines.append(line.strip())
+    return lines
 
 
 class _FailureWatch:
@@ -122,7 +134,7 @@ class _FailureWatch:
         head, body = self._pending[0], [l for l in self._pending[1:] if l.strip()]
         self._pending = []
         match = _TRIAL_ERROR.search(head)
-        message = "\n".join(body).strip() or "(no message)"
+        message = "; ".join(_cause_lines(body)) or "(no message)"
         kind = f"error in {match['stage']}: {body[0].strip() if body else '(no message)'}"
         if any(line.strip() == "Subprocess terminated" for line in body[:3]):
             # PopenWorker's words for a worker that died under it (tvm/support/popen_pool.py)
@@ -146,8 +158,8 @@ class _FailureWatch:
 
 class Tuner:
     """The tuner process (capture/tuner.py), started on first use and kept for the rounds
-    of one tune: importing MetaSchedule's tensor intrinsics alone takes ~20 s here, once a
-    process. A stop (deadline, Ctrl-C, a stall) ends it with every process it started;
+    of one tune: importing MetaSchedule's tensor intrinsics alone takes ~23 s here, once a
+    process (and once in each of its build workers, capture/builder.py). A stop (deadline, Ctrl-C, a stall) ends it with every process it started;
     the next round starts another."""
 
     def __init__(self):
@@ -188,9 +200,9 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
          inform=None, deadline: float | None = None) -> TuneOutcome:
     """Tune the planned tasks into work_dir in a tuner process (`tuner`'s, kept for the
     next call, else one of its own). `notify(text)` hears of failed trials as they
-    happen, `inform(text)` of the tasks tuned and each batch's best. At `deadline`
-    (time.monotonic()) the tuner stops before a batch that would not end in time, and is
-    stopped if it has not; Ctrl-C stops it at once. The records of every batch measured
+    happen, `inform(text)` of the tasks tuned and each batch's best. Before `deadline`
+    (time.monotonic()) the tuner stops before a batch that would not end in time, and at
+    it is stopped if it has not; Ctrl-C stops it at once. The records of every batch measured
     before either stay."""
     own = tuner is None
     tuner = tuner or Tuner()
@@ -233,14 +245,17 @@ def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
             "trials": tune_plan.trials, "per_task_max": tune_plan.per_task_max,
             "batch": trials_per_round(tune_plan.trials, n, tune_plan.per_task_max, tune_plan.batch_max),
             "build_timeout_s": tune_plan.build_timeout_s, "run_timeout_s": tune_plan.run_timeout_s,
-            "seconds": None if deadline is None else max(0.0, deadline - time.monotonic()),
+            "seconds": None if deadline is None else max(0.0, deadline - DEADLINE_GRACE_S - time.monotonic()),
             "warm": tune_plan.warm, "cost_model": tune_plan.cost_model}
 
 
 # seconds the tuner may take to start (import TVM, load and fuse the model, extract its
 # tasks, generate design spaces) before the first batch: ResNet-50 took ~60 s here idle
 START_S = 600.0
-DEADLINE_GRACE_S = 2.0  # after the deadline, for a batch just measured to be written
+WORKER_START_S = 120.0  # a builder worker's import of TVM's intrinsics: 23-25 s here idle
+# the tuner's own deadline comes this much before the kill: a batch just measured is
+# written, the tuner ends and saves its cost model
+DEADLINE_GRACE_S = 2.0
 
 
 class _TunerRun:
@@ -249,9 +264,11 @@ class _TunerRun:
     def __init__(self, tuner: Tuner, tune_plan: TunePlan, batch: int, failures: "_FailureWatch", inform):
         self.tuner, self.plan, self.failures, self.inform = tuner, tune_plan, failures, inform
         self.untuned = dict(zip(tune_plan.task_names, tune_plan.untuned_us or []))
-        # a batch builds on two workers and runs one trial at a time, each within its limits
+        # a batch builds on two workers and runs one trial at a time, each within its
+        # limits; a builder worker replaced (after a timeout, a death) first imports TVM's
+        # intrinsics, outside the build's limit (capture/builder.py)
         self.batch_limit_s = limits.tune_stall_s() or (
-            -(-batch // 2) * tune_plan.build_timeout_s + batch * tune_plan.run_timeout_s + 60.0)
+            -(-batch // 2) * tune_plan.build_timeout_s + batch * tune_plan.run_timeout_s + WORKER_START_S + 60.0)
         self.interrupted = self.killed_at_deadline = self.ended = False
         self.stopped = self.cause = None
         self.warm_records = 0
@@ -281,7 +298,7 @@ class _TunerRun:
             self.failures.poll()
             tick()
             now = time.monotonic()
-            if deadline is not None and now >= deadline + DEADLINE_GRACE_S:
+            if deadline is not None and now >= deadline:
                 self.killed_at_deadline = True
                 return
             limit = self.batch_limit_s if self.started else max(START_S, self.batch_limit_s)

@@ -42,9 +42,16 @@ from hotdb.store.database import Database, query, value
 
 # Per-trial limits. On this project's 2-core machine, building a batch of two MLP trials
 # took 10-15 s idle and 37-39 s beside two busy processes, where MetaSchedule's default of
-# 30 s failed every trial (bench/README.md, "Tuning on a busy machine"); running one took
-# about 1 s.
+# 30 s failed every trial (bench/README.md, "Tuning on a busy machine"), most of it each
+# fresh worker's import of TVM's intrinsics, which hotdb's kept workers make once, outside
+# the limit (capture/builder.py); one ResNet-18 candidate alone still took ~50 s to build
+# (bench/tune_builder.py). Running one took about 1 s.
 BUILD_TIMEOUT_S = 120.0
+# What follows the last batch of a tune, kept before a --budget's deadline with the
+# round's re-profile: the tuner's end (its cost model saved), the work database stored,
+# the comparison. 1.2-1.3 s for the MLP and for ResNet-18 here, idle; a batch of two
+# trials now takes about as long, so "within one batch of the budget" needs it counted.
+FINISH_S = 2.0
 RUN_TIMEOUT_S = 60.0
 
 
@@ -150,6 +157,11 @@ class _Job:
     failed_cause: str | None = None  # why the tuner stopped early, when it failed
     tuner: object = None  # the tuner process, kept for the rounds (capture/tuning.py: Tuner)
     untuned: dict = field(default_factory=dict)  # task -> (structural hash, us a call in the baseline)
+
+    @property
+    def reserve_s(self) -> float:
+        """The seconds a round keeps before the deadline: its re-profile, then the end."""
+        return (self.profile_s or 0) + FINISH_S
 
     @property
     def current(self) -> tuple[int, str]:
@@ -284,7 +296,7 @@ def _run_round(job: _Job, tune_plan):
 
     round_started = time.monotonic()
     # the tuner stops in time for the round's re-profile to end by the deadline
-    deadline = job.deadline - (job.profile_s or 0) if job.deadline is not None else None
+    deadline = job.deadline - job.reserve_s if job.deadline is not None else None
     job.tuner = job.tuner or tuning.Tuner()
     outcome = tuning.tune(tune_plan, job.work, tuner=job.tuner, progress=job.progress, notify=job.notify,
                           inform=job.inform, deadline=deadline)
@@ -360,7 +372,7 @@ def _round_size(job: _Job, tasks: int) -> int:
     if job.deadline is not None and job.trial_s:
         # the tuner stops at the deadline by itself, losing nothing it measured; a round
         # sized to end before it spends the trials it does not reach on the next round
-        fits = int((job.deadline - time.monotonic() - (job.profile_s or 0)) / job.trial_s)
+        fits = int((job.deadline - time.monotonic() - job.reserve_s) / job.trial_s)
         size = min(size, max(2 * tasks, fits))
     return size
 
@@ -379,7 +391,7 @@ def _stop(job: _Job, outcome, before: float | None, tasks: int) -> str | None:
         return "trials spent"
     if job.max_rounds is not None and len(job.rounds) >= job.max_rounds:
         return "rounds done"
-    if job.deadline is not None and time.monotonic() + 2 * tasks * (job.trial_s or 0) + (job.profile_s or 0) > job.deadline:
+    if job.deadline is not None and time.monotonic() + 2 * tasks * (job.trial_s or 0) + job.reserve_s > job.deadline:
         return "deadline"  # not even the smallest round fits: stop within one round of it
     if job.min_gain_pct is not None and before and after and 100.0 * (before - after) / before < job.min_gain_pct:
         return f"last round gained under {job.min_gain_pct:g} %"
@@ -428,7 +440,8 @@ def _failed(outcome, tune_plan, work: Path) -> TuneFailed:
         limit = "run_timeout_s"
     seconds = {"build_timeout_s": tune_plan.build_timeout_s, "run_timeout_s": tune_plan.run_timeout_s}.get(limit)
     limit_words = f" (the limit was {seconds:g} s)" if seconds else ""
-    first = f"\nfirst failure:\n{outcome.first_failure}" if outcome.first_failure and not limit else ""
+    first = (f" First failure: {outcome.first_failure} (with its schedule in {work / 'logs'})"
+             if outcome.first_failure and not limit else "")
     return TuneFailed(f"no trial of {outcome.trials} succeeded, so nothing was tuned: {cause}{limit_words}. "
                       f"The failed records are stored under the model's tasks.{first}",
                       trials=outcome.trials, failures=outcome.failures, limit=limit)

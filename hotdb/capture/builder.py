@@ -1,0 +1,70 @@
+"""The tuner's builder: MetaSchedule's LocalBuilder, its worker processes kept from batch to batch.
+
+LocalBuilder starts a fresh pool of worker processes for every batch (its comment cites a
+memory leak of reused workers), and each new worker's first build imports TVM's tensor
+intrinsics (`tvm.s_tir.tensor_intrin`, for every target: CUDA's alone ~17 s). Here that
+import took 23-25 s a process, so a batch of 2 ResNet-18 convolution trials took 26-34 s
+to build, against 1-2 s on workers that had already imported it
+(`python bench/tune_builder.py`, bench/README.md). Kept workers, 60 builds each: resident
+memory stayed at 243-341 MiB, no growth; they are still recycled after MAX_USES builds.
+
+The builds themselves are LocalBuilder's (its default_build and default_export), its
+failure words too ("LocalBuilder: Timeout, killed after ...") since hotdb reads them from
+MetaSchedule's logs. The import is the workers' initializer, which TVM's pool runs outside
+the build's timeout, and `start()` runs it as soon as the tuner has a job, beside the
+tuner's own start (loading the model, extracting its tasks, its own ~23 s import).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+MAX_USES = 256  # builds a worker makes before it is replaced; no growth was seen in 60
+INTRINSICS = "tvm.s_tir.tensor_intrin"
+
+
+def kept_builder(max_workers: int, timeout_s: float):
+    """A MetaSchedule builder (a PyBuilder) whose `max_workers` worker processes live as
+    long as it does; each build may take `timeout_s`."""
+    from tvm.ir.utils import derived_object
+    from tvm.s_tir.meta_schedule.builder import BuilderResult, PyBuilder
+    from tvm.support.popen_pool import PopenPoolExecutor, StatusKind
+
+    def build_one(mod, target):
+        # runs in a worker, pickled by value; LocalBuilder's functions are found there by
+        # name (registered, they are TVM functions, which do not pickle)
+        from tvm.s_tir.meta_schedule.builder.local_builder import default_build, default_export
+
+        return default_export(default_build(mod, target, None))
+
+    @derived_object
+    class KeptBuilder(PyBuilder):
+        def __init__(self):
+            super().__init__()
+            self.max_workers, self.timeout_s = max_workers, timeout_s
+            self.pool = PopenPoolExecutor(max_workers=max_workers, timeout=timeout_s,
+                                          initializer=importlib.import_module, initargs=(INTRINSICS,),
+                                          maximum_process_uses=MAX_USES)
+
+        def start(self) -> None:
+            """Start every worker now (each imports the intrinsics), without waiting: one
+            job a worker, submitted together, so that the pool opens all its threads."""
+            for _ in range(max_workers):
+                self.pool.submit(int)
+
+        def build(self, build_inputs):
+            results = []
+            for result in self.pool.map_with_error_catching(lambda args: build_one(*args),
+                                                            [(b.mod, b.target) for b in build_inputs]):
+                if result.status == StatusKind.COMPLETE:
+                    results.append(BuilderResult(result.value, None))
+                elif result.status == StatusKind.TIMEOUT:
+                    results.append(BuilderResult(None, f"LocalBuilder: Timeout, killed after {timeout_s} seconds"))
+                else:
+                    results.append(BuilderResult(None, f"LocalBuilder: An exception occurred\n{result.value}"))
+            return results
+
+        def close(self) -> None:
+            self.pool.shutdown(wait=False)
+
+    return KeptBuilder()
