@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-GRACE_S = 5.0  # the tuner's 2 s after the deadline for a batch just measured, and its stop
+GRACE_S = 5.0  # a try that measured no batch: its tuner killed at the deadline (less the round's reserve), the stop
 BATCH = re.compile(r"trials  \S+: \d+ of \d+ measured, .*\((\d+) s\)$", re.M)
 
 
