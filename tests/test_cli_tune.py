@@ -247,9 +247,10 @@ def test_a_wall_clock_budget_stops_the_tune_within_one_batch(tmp_path, monkeypat
         return
     elapsed = time.monotonic() - started
     assert result.facts["stopped"] == "deadline"
-    (round_,) = result.facts["rounds"]
-    assert round_["valid_trials"] >= 2 and round_["trials"] < 200
-    assert elapsed <= 60 + round_["longest_batch_s"], (elapsed, round_)
+    rounds = result.facts["rounds"]  # a batch takes a second or two: rounds are sized to the profile's time
+    assert result.facts["valid_trials"] >= 2 and result.facts["trials"] < 200
+    longest = max(r["longest_batch_s"] or 0 for r in rounds)
+    assert elapsed <= 60 + longest, (elapsed, rounds)
 
 
 def _interruptible() -> None:

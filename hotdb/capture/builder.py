@@ -12,20 +12,21 @@ The builds themselves are LocalBuilder's (its default_build and default_export),
 failure words too ("LocalBuilder: Timeout, killed after ...") since hotdb reads them from
 MetaSchedule's logs. The import is the workers' initializer, which TVM's pool runs outside
 the build's timeout, and `start()` runs it as soon as the tuner has a job, beside the
-tuner's own start (loading the model, extracting its tasks, its own ~23 s import).
+tuner's own start (loading the model, extracting its tasks, its own import); for a CPU
+target it leaves the GPUs' intrinsics out (capture/intrinsics.py).
 """
 
 from __future__ import annotations
 
-import importlib
+from hotdb.capture.intrinsics import import_intrinsics
 
 MAX_USES = 256  # builds a worker makes before it is replaced; no growth was seen in 60
-INTRINSICS = "tvm.s_tir.tensor_intrin"
 
 
-def kept_builder(max_workers: int, timeout_s: float):
+def kept_builder(max_workers: int, timeout_s: float, target_kind: str = "cuda"):
     """A MetaSchedule builder (a PyBuilder) whose `max_workers` worker processes live as
-    long as it does; each build may take `timeout_s`."""
+    long as it does; each build may take `timeout_s`. Its workers import the tensor
+    intrinsics `target_kind` may use (capture/intrinsics.py)."""
     from tvm.ir.utils import derived_object
     from tvm.s_tir.meta_schedule.builder import BuilderResult, PyBuilder
     from tvm.support.popen_pool import PopenPoolExecutor, StatusKind
@@ -41,9 +42,9 @@ def kept_builder(max_workers: int, timeout_s: float):
     class KeptBuilder(PyBuilder):
         def __init__(self):
             super().__init__()
-            self.max_workers, self.timeout_s = max_workers, timeout_s
+            self.max_workers, self.timeout_s, self.target_kind = max_workers, timeout_s, target_kind
             self.pool = PopenPoolExecutor(max_workers=max_workers, timeout=timeout_s,
-                                          initializer=importlib.import_module, initargs=(INTRINSICS,),
+                                          initializer=import_intrinsics, initargs=(target_kind,),
                                           maximum_process_uses=MAX_USES)
 
         def start(self) -> None:

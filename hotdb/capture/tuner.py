@@ -100,11 +100,13 @@ def _say_dead_workers() -> None:
 def run(job: dict, work: Path, received: float) -> str:
     from tvm.s_tir import meta_schedule as ms
 
+    from hotdb.capture.intrinsics import import_intrinsics
     from hotdb.capture.profile import fuse, parse_target
     from hotdb.capture.scheduler import Policy, TaskState, scheduler
 
-    builder = _builder(job["build_timeout_s"])  # its workers start beside what follows
     target = parse_target(job["target"])
+    builder = _builder(job["build_timeout_s"], target.kind.name)  # its workers start beside what follows
+    import_intrinsics(target.kind.name)
     loaded = _model(job["model"])
     extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)}
     missing = [t["name"] for t in job["tasks"] if t["name"] not in extracted]
@@ -155,14 +157,14 @@ _kept: list = []  # the builder of the last job
 BUILD_WORKERS = 2  # a batch is of 2 trials or more (capture/tuning.py: trials_per_round)
 
 
-def _builder(timeout_s: float):
+def _builder(timeout_s: float, target_kind: str):
     """The builder, its workers kept for the rounds of a tune (capture/builder.py)."""
     from hotdb.capture.builder import kept_builder
 
-    if _kept and _kept[0].timeout_s != timeout_s:
+    if _kept and (_kept[0].timeout_s, _kept[0].target_kind) != (timeout_s, target_kind):
         _kept.pop().close()
     if not _kept:
-        _kept.append(kept_builder(BUILD_WORKERS, timeout_s))
+        _kept.append(kept_builder(BUILD_WORKERS, timeout_s, target_kind))
         _kept[0].start()
     return _kept[0]
 
