@@ -37,10 +37,12 @@ def hotdb_process(db: Path, *args, env=None, cache: Path) -> subprocess.Popen:
 
 @pytest.fixture(scope="module")
 def tuned(tmp_path_factory):
-    """Two rounds on the MLP at a 70 % cut, 4 trials, run as a process."""
+    """Two rounds on the MLP at a 70 % cut, 8 trials (4 a round: with 2, both random
+    candidates for the hotspot lost to its untuned kernel once in CI, and it stayed the
+    hotspot), run as a process."""
     root = tmp_path_factory.mktemp("tuned")
     db, work = root / "hotdb.duckdb", root / "tune"
-    proc = hotdb_process(db, "tune", "mlp", "--coverage", "70", "--trials", "4", "--rounds", "2", "--repeat", "2",
+    proc = hotdb_process(db, "tune", "mlp", "--coverage", "70", "--trials", "8", "--rounds", "2", "--repeat", "2",
                          "--work-dir", work, "-f", "json", *BUSY, cache=root / "cache")
     out, err = proc.communicate(timeout=1800)
     return {"db": db, "work": work, "root": root, "code": proc.returncode, "out": out, "err": err}
@@ -52,7 +54,7 @@ def test_tune_in_rounds_that_follow_the_hotspot(tuned, cli):
     db = ["--db", tuned["db"]]
     assert tuned["code"] == 0, tuned["err"]
     assert tuned["err"].count("round ") >= 2 and "Traceback" not in tuned["err"]
-    assert "cost model new, untrained for this round: a small search" in tuned["err"]  # 4 trials of 100
+    assert "cost model new, untrained for this round: a small search" in tuned["err"]  # 8 trials of 100
     joined = JOINED.findall(tuned["err"])  # one line per batch: trials so far, the task, its best
     assert len(joined) >= 2 and all(int(done) <= int(total) for done, total, *_ in joined)
     rows = {r["item"]: r for r in json.loads(tuned["out"])}
