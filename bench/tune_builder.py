@@ -64,7 +64,7 @@ def main() -> None:
     batches = candidates(task, args.batches, target)
     print(f"{task.task_name}: {args.batches} batches of {len(batches[0])} candidates", flush=True)
     local = ms.builder.LocalBuilder(max_workers=BUILD_WORKERS, timeout_sec=120)
-    kept = kept_builder(BUILD_WORKERS, 120)
+    kept = kept_builder(BUILD_WORKERS, 120, "cuda")  # every intrinsic, as LocalBuilder's workers import
     medians = {}
     for name, builder in (("LocalBuilder", local), ("kept", kept)):
         times = seconds_a_batch(builder, batches)

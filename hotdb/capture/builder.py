@@ -23,7 +23,7 @@ from hotdb.capture.intrinsics import import_intrinsics
 MAX_USES = 256  # builds a worker makes before it is replaced; no growth was seen in 60
 
 
-def kept_builder(max_workers: int, timeout_s: float, target_kind: str = "cuda"):
+def kept_builder(max_workers: int, timeout_s: float, target_kind: str):
     """A MetaSchedule builder (a PyBuilder) whose `max_workers` worker processes live as
     long as it does; each build may take `timeout_s`. Its workers import the tensor
     intrinsics `target_kind` may use (capture/intrinsics.py)."""

@@ -158,8 +158,9 @@ class _FailureWatch:
 
 class Tuner:
     """The tuner process (capture/tuner.py), started on first use and kept for the rounds
-    of one tune: importing MetaSchedule's tensor intrinsics alone takes ~23 s here, once a
-    process (and once in each of its build workers, capture/builder.py). A stop (deadline, Ctrl-C, a stall) ends it with every process it started;
+    of one tune: it and each of its build workers import MetaSchedule's tensor
+    intrinsics once (capture/intrinsics.py: ~8 s for a CPU target here, ~25 s with the
+    GPUs'). A stop (deadline, Ctrl-C, a stall) ends it with every process it started;
     the next round starts another."""
 
     def __init__(self):
@@ -252,7 +253,7 @@ def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
 # seconds the tuner may take to start (import TVM, load and fuse the model, extract its
 # tasks, generate design spaces) before the first batch: ResNet-50 took ~60 s here idle
 START_S = 600.0
-WORKER_START_S = 120.0  # a builder worker's import of TVM's intrinsics: 23-25 s here idle
+WORKER_START_S = 120.0  # a builder worker's import of TVM's intrinsics: 8-25 s here idle
 # the tuner's own deadline comes this much before the kill: a batch just measured is
 # written, the tuner ends and saves its cost model
 DEADLINE_GRACE_S = 2.0

@@ -182,8 +182,6 @@ def _argument_shapes(source: Source, line_no, text) -> tuple[list[list[int]], li
     return shapes, [dtype for dtype, _ in found]
 
 
-
-
 def _from_json(source: Source, text: str) -> tuple[Iterator[tuple[int | None, dict]], dict[str, float]]:
     try:
         report = json.loads(text, strict=False)

@@ -47,12 +47,12 @@ from hotdb.store.database import Database, query, value
 # the limit (capture/builder.py); one ResNet-18 candidate alone still took ~50 s to build
 # (bench/tune_builder.py). Running one took about 1 s.
 BUILD_TIMEOUT_S = 120.0
+RUN_TIMEOUT_S = 60.0
 # What follows the last batch of a tune, kept before a --budget's deadline with the
 # round's re-profile: the tuner's end (its cost model saved), the work database stored,
 # the comparison. 1.2-1.3 s for the MLP and for ResNet-18 here, idle; a batch of two
 # trials now takes about as long, so "within one batch of the budget" needs it counted.
 FINISH_S = 2.0
-RUN_TIMEOUT_S = 60.0
 
 
 def tune(database: Database, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
