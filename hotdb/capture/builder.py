@@ -21,6 +21,7 @@ from __future__ import annotations
 from hotdb.capture.intrinsics import import_intrinsics
 
 MAX_USES = 256  # builds a worker makes before it is replaced; no growth was seen in 60
+BUILD_WORKERS = 2  # the tuner's; a batch is of 2 trials or more (capture/tuning.py: trials_per_round)
 
 
 def kept_builder(max_workers: int, timeout_s: float, target_kind: str):

@@ -154,12 +154,11 @@ def run(job: dict, work: Path, received: float) -> str:
 
 _models: dict = {}
 _kept: list = []  # the builder of the last job
-BUILD_WORKERS = 2  # a batch is of 2 trials or more (capture/tuning.py: trials_per_round)
 
 
 def _builder(timeout_s: float, target_kind: str):
     """The builder, its workers kept for the rounds of a tune (capture/builder.py)."""
-    from hotdb.capture.builder import kept_builder
+    from hotdb.capture.builder import BUILD_WORKERS, kept_builder
 
     if _kept and (_kept[0].timeout_s, _kept[0].target_kind) != (timeout_s, target_kind):
         _kept.pop().close()

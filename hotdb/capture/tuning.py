@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotdb import limits
+from hotdb.capture.builder import BUILD_WORKERS
 from hotdb.ingest.ms_database import FAILED_RUN_SECS
 
 RECORDS, WORKLOADS = "database_tuning_record.json", "database_workload.json"
@@ -265,11 +266,11 @@ class _TunerRun:
     def __init__(self, tuner: Tuner, tune_plan: TunePlan, batch: int, failures: "_FailureWatch", inform):
         self.tuner, self.plan, self.failures, self.inform = tuner, tune_plan, failures, inform
         self.untuned = dict(zip(tune_plan.task_names, tune_plan.untuned_us or []))
-        # a batch builds on two workers and runs one trial at a time, each within its
+        # a batch builds on BUILD_WORKERS workers and runs one trial at a time, each within its
         # limits; a builder worker replaced (after a timeout, a death) first imports TVM's
         # intrinsics, outside the build's limit (capture/builder.py)
         self.batch_limit_s = limits.tune_stall_s() or (
-            -(-batch // 2) * tune_plan.build_timeout_s + batch * tune_plan.run_timeout_s + WORKER_START_S + 60.0)
+            -(-batch // BUILD_WORKERS) * tune_plan.build_timeout_s + batch * tune_plan.run_timeout_s + WORKER_START_S + 60.0)
         self.interrupted = self.killed_at_deadline = self.ended = False
         self.stopped = self.cause = None
         self.warm_records = 0
