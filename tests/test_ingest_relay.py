@@ -167,6 +167,27 @@ def test_printed_forms_people_paste(tmp_path):
     assert ops == {"annotated": ["nn.relu", "%0"], "tf": ["clip"], "control": ["nn.relu", "negative", "abs"]}
 
 
+def test_type_arguments_printed_after_the_operands_are_their_types(tmp_path):
+    # Relay's printer writes a call's type arguments (its operands' types) after the
+    # operands once ToMixedPrecision or a legalization set them, as a user pasted statements
+    # %82-%86 of a ResNet-18 without their function: %81 is declared nowhere, so the conv's
+    # data shape is known from its type argument only
+    fragment = ("%82 = nn.conv2d(%81, meta[relay.Constant][95] /* ty=Tensor[(512, 512, 3, 3), float16] */, "
+                "Tensor[(1, 512, 7, 7), float16], Tensor[(512, 512, 3, 3), float16], padding=[1, 1, 1, 1], "
+                'channels=512, kernel_size=[3, 3], out_dtype="float16") /* ty=Tensor[(1, 512, 7, 7), float16] */;\n'
+                "%85 = add(%77, %82, Tensor[(1, 512, 7, 7), float16], Tensor[(1, 512, 7, 7), float16]) "
+                "/* ty=Tensor[(1, 512, 7, 7), float16] */;\n"
+                "%86 = multiply(%85, 9 /* ty=float16 */, Tensor[(1, 512, 7, 7), float16], float16) "
+                "/* ty=Tensor[(1, 512, 7, 7), float16] */;\n"
+                "%87 = concatenate((%85, %86), (Tensor[(1, 512, 7, 7), float16], Tensor[(1, 512, 7, 7), float16]), "
+                "axis=1) /* ty=Tensor[(1, 1024, 7, 7), float16] */;\n")
+    calls = parse_text(tmp_path, fragment).ir_calls
+    assert [(c.op_name, len(c.arg_shapes)) for c in calls] == [
+        ("nn.conv2d", 2), ("add", 2), ("multiply", 2), ("concatenate", 1)]
+    assert calls[0].workload_key == "conv2d float16 d=1x512x7x7 w=512x512x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1"
+    assert calls[1].arg_shapes[0] == [1, 512, 7, 7]  # %77, undeclared, typed by its type argument
+
+
 def test_a_second_module_in_one_paste_is_read_and_said(tmp_path):
     text = (DATA / "relay/untyped_small.relay.txt").read_text()
     parsed = parse_text(tmp_path, "Relay module function:\n v0.0.4\n" + text + "# ======\n" + text.replace("channels=10", "channels=10"))

@@ -39,6 +39,8 @@ _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _META = re.compile(r"(?:meta|metadata)\[\"?[\w.]+\"?\]\[\d+\]")
 _ARITH = re.compile(r"\*\*|//|[+*/%]|-(?!>)")  # in TVMScript shapes
 _DTYPE = re.compile(r"(u?int|float|bfloat|bool|handle|e4m3_float|e5m2_float)\d*(x\d+)?")
+# where a call's argument is a type (Tensor[...], a tuple of them, a bare dtype), never an expression
+_TYPE_ARG = re.compile(r"\(*[ \t]*Tensor\[|(?:" + _DTYPE.pattern + r")(?=[ \t]*[,)])")
 
 
 # Types read from `/* ty=... */` bodies: a model repeats a few hundred of them over
@@ -276,18 +278,35 @@ class ExprReader:
         self.expect("(")
         args: list[Expr] = []
         attrs: dict = {}
+        type_args: list[list[TensorType]] = []
         while not self.peek(")"):
             self.skip_ws()
             key = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)").match(self.text, self.pos)
             if key:
                 self.pos = key.end()
                 attrs[key.group(1)] = self.attr_value()
+            elif not self.subscripts and (ty := self._type_argument()) is not None:
+                type_args.append(ty)
             else:
                 args.append(self.expr())
             if not self.peek(")"):
                 self.expect(",", "',' or ')' in an argument list")
         self.expect(")")
+        if len(type_args) == len(args):  # one an operand: a pasted fragment's undeclared %81 gets its type
+            for arg, ty in zip(args, type_args):
+                if arg.ty is None:
+                    arg.ty = ty
         return args, attrs
+
+    def _type_argument(self) -> list[TensorType] | None:
+        """A call's type argument, read, if one is next. Relay's printer writes the type
+        arguments of a call to an operator (its operands' types) after the operands:
+        `nn.conv2d(%1, %w, Tensor[(1, 512, 7, 7), float16], Tensor[(512, 512, 3, 3),
+        float16], padding=...)`, `multiply(%2, 9, Tensor[(1, 5), int32], int32)`."""
+        self.skip_ws()
+        if _TYPE_ARG.match(self.text, self.pos):
+            return self.type_()
+        return None
 
     def attr_value(self):
         self.skip_ws()
