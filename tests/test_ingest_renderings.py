@@ -229,6 +229,7 @@ _RENDERINGS = {
     "entities": made.entities,
     "eaten": made.eaten,
     "mail quote": made.mail_quoted,
+    "colours": made.coloured,
     "comment": lambda lines: ["# " + line if line else "#" for line in lines],
     "quote of a quote": lambda lines: made.mail_quoted(made.mail_quoted(lines)),
 }
@@ -351,8 +352,10 @@ def test_made_renderings_are_what_the_generator_writes(tmp_path):
     ("vgg16_relay.wrapped-80.txt", "relay", "lines cut at the terminal's width joined (57 lines)"),
     ("vgg16_relay.eaten.txt", "relay", "type comments whose asterisks a page ate restored (56 lines)"),
     ("vgg16_relay.mail-quoted.txt", "relay", "comment and quote prefixes removed (61 lines)"),
+    ("vgg16_relay.coloured.txt", "relay", "terminal colour codes removed (60 lines)"),
     ("vgg16_table.cat-A.txt", "debug-table", "pager line ends ($) removed (29 lines)"),
     ("vgg16_table.list-wrapped-100.txt", "debug-table", "pager line ends ($) removed (29 lines)"),
+    ("vgg16_table.coloured.txt", "debug-table", "terminal colour codes removed (28 lines)"),
     ("vgg16_tasks.typographic.txt", "autotvm-tasks", "typographic quotes and spaces made plain (15 lines)"),
 ])
 def test_a_made_rendering_gives_the_rows_of_the_clean_example(cli, tmp_path, vgg16, name, fmt, said):

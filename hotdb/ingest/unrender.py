@@ -7,6 +7,7 @@ line per input line, except the joining of wrapped lines, which records where ea
 came from (`Undone.origin`) so that errors still name the line of the file.
 
     rule             what a reader saw                          what it reads
+    colours          ESC[95;03m@tvmESC[39;00m (a terminal's log)   @tvm
     characters       ‘conv2d’  “float32”  1 × 64 (NBSP)         'conv2d'  "float32"  plain spaces
     entities         &lt;  &quot;  &#39;                         <  "  '
     pager            fused_nn_relu$   (cat -A, `:set list`)      fused_nn_relu
@@ -33,6 +34,9 @@ _CHARACTERS = str.maketrans({
     "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
     "\u2212": "-", "\u2026": "...",
 })
+# A terminal's control sequences (CSI: colours, bold, cursor moves), as a log or notebook
+# output keeps them when TVMScript's `show()` or a coloured logger printed to it.
+_ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _CHARACTERS_FOUND = re.compile("[" + "".join(chr(c) for c in _CHARACTERS) + "]")
 # Readers whose values are quoted (task tuples, workload keys) straighten quotes themselves,
 # so that a line read under a forced format or as a file of its own reads the same.
@@ -75,6 +79,7 @@ class Undone:
 
 
 _WORDS = {
+    "colours": "terminal colour codes removed",
     "characters": "typographic quotes and spaces made plain",
     "entities": "HTML entities decoded",
     "pager": "pager line ends ($) removed",
@@ -87,6 +92,8 @@ _WORDS = {
 def undo(text: str, lines: list[str]) -> Undone:
     """Every rendering found in `text` (whose lines are `lines`) undone."""
     done = Undone(list(lines))
+    if "\x1b" in text:
+        _each_line(done, "colours", lambda line: _ESCAPES.sub("", line))
     if _CHARACTERS_FOUND.search(text):
         _each_line(done, "characters", lambda line: line.translate(_CHARACTERS))
     if "&" in text and _ENTITY.search(text):

@@ -27,8 +27,10 @@ def made() -> dict[str, list[str]]:
         "vgg16_relay.wrapped-80.txt": rendered.cut(relay, 80),
         "vgg16_relay.eaten.txt": rendered.eaten(relay),
         "vgg16_relay.mail-quoted.txt": rendered.mail_quoted(relay),
+        "vgg16_relay.coloured.txt": rendered.coloured(relay),
         "vgg16_table.cat-A.txt": rendered.cat_a(table),
         "vgg16_table.list-wrapped-100.txt": rendered.cut(rendered.cat_a(table), 100),
+        "vgg16_table.coloured.txt": rendered.coloured(table),
         "vgg16_tasks.typographic.txt": rendered.typographic(tasks),
     }
 

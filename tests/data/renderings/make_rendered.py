@@ -66,6 +66,16 @@ def typographic(lines: list[str]) -> list[str]:
     return [re.sub(r"['\"]", curl, line) for line in lines]
 
 
+def coloured(lines: list[str]) -> list[str]:
+    """A terminal's log of a highlighted print (TVMScript's `show()` through Pygments): each
+    name and number wrapped in colour codes, as 256-colour SGR sequences."""
+    def paint(match: re.Match) -> str:
+        if match.group(1):  # a code already there (a coloured text coloured again) shows no name
+            return match.group(1)
+        return f"\x1b[38;5;{33 if match.group()[0].isalpha() else 172}m{match.group()}\x1b[39m"
+    return [re.sub(r"(\x1b\[[0-9;]*m)|[A-Za-z_][\w.]*|\d+", paint, line) for line in lines]
+
+
 def made(real: Path) -> dict[str, list[str]]:
     """The name and lines of each made file, from the real texts in the folder `real`."""
     table, relay, tasks = ((real / name).read_text(encoding="utf-8").splitlines() for name in (TABLE, RELAY, TASKS))
