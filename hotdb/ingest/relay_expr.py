@@ -292,7 +292,7 @@ class ExprReader:
             if not self.peek(")"):
                 self.expect(",", "',' or ')' in an argument list")
         self.expect(")")
-        if len(type_args) == len(args):  # one an operand: a pasted fragment's undeclared %81 gets its type
+        if len(type_args) == len(args):  # one per operand: a pasted fragment's undeclared %81 is typed so
             for arg, ty in zip(args, type_args):
                 if arg.ty is None:
                     arg.ty = ty

@@ -7,7 +7,7 @@ line per input line, except the joining of wrapped lines, which records where ea
 came from (`Undone.origin`) so that errors still name the line of the file.
 
     rule             what a reader saw                          what it reads
-    colours          ESC[95;03m@tvmESC[39;00m (a terminal's log)   @tvm
+    colours          ESC[95;03m@tvmESC[39;00m (in a log)         @tvm
     characters       ‘conv2d’  “float32”  1 × 64 (NBSP)         'conv2d'  "float32"  plain spaces
     entities         &lt;  &quot;  &#39;                         <  "  '
     pager            fused_nn_relu$   (cat -A, `:set list`)      fused_nn_relu
