@@ -86,7 +86,7 @@ def test_node_schema_is_the_node_tables_types(tmp_path):
     try:
         declared = {}
         for table in ("node_signatures", "node_calls"):
-            schema = store.con.execute(f"SELECT * FROM {table} LIMIT 0").to_arrow_table().schema
+            schema = store.con.sql(f"SELECT * FROM {table} LIMIT 0").to_arrow_table().schema
             declared.update({f.name: f.type for f in schema if f.name in rows.column_names(rows.NodeRow)})
     finally:
         store.close()
