@@ -107,7 +107,7 @@ def _tags(values: list[str]) -> dict[str, str]:
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files (or folders) of one build: its profiles, IR and task files (a pasted text is cut into its artifacts).")],
-    model: Annotated[Optional[str], typer.Option("--model", help="Model name (default: the first file's name up to its first dot).")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Model name (default: the first file's name up to its first dot; for MetaSchedule's task logs, the tune's work folder).")] = None,
     run: Annotated[list[str], typer.Option("--run", help="Label of the run a profile becomes (default MODEL-N); once per profile, in order, when there are several.")] = [],
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every file as this format instead of detecting it (see `hotdb formats`).", callback=_known_input_format)] = None,
     input_format_alias: Annotated[Optional[str], typer.Option("--format", hidden=True, callback=_known_input_format)] = None,

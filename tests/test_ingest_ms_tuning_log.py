@@ -175,6 +175,20 @@ def test_view_joins_the_tuning_state_to_the_models_tasks_by_name(cli, tmp_path):
     assert row["best_latency_us"] == pytest.approx(4.7607, abs=1e-4)
 
 
+@pytest.mark.parametrize("logger", ["tvm.s_tir.meta_schedule", "tvm.meta_schedule"])  # TVM >= 0.21, before
+def test_a_tunes_own_task_log_is_named_by_its_work_folder(cli, tmp_path, logger):
+    """MetaSchedule names a task's log after its logger: without --model, the model is the
+    tune's work folder (the one holding logs/), not `tvm`."""
+    made = DATA / "ms-tuning-log/made/tvm.s_tir.meta_schedule.logging.task_0_fused_matmul_add_relu.log"
+    logs = tmp_path / "resnet18 tune" / "logs"
+    logs.mkdir(parents=True)
+    log = logs / made.name.replace("tvm.s_tir.meta_schedule", logger)
+    log.write_bytes(made.read_bytes())
+    result = cli("ingest", log)
+    assert result.code == 0, result.err
+    assert [m["name"] for m in cli("sql", "SELECT name FROM models", "-f", "json").json()] == ["resnet18 tune"]
+
+
 def test_a_paste_of_the_ir_and_the_tuning_log_is_cut_into_both(cli, tmp_path):
     table, _ = small_convnet_tune()
     text = ("After fusion the module is\n\n" + (DATA / "relax/small_convnet.fused.relax.py").read_text()

@@ -178,8 +178,20 @@ def _count_inputs(folder: Path, most: int) -> int:
     return count
 
 
+# MetaSchedule names its per-task logs after its logger (`logs/tvm.s_tir.meta_schedule.logging.
+# task_0_fused_conv2d_add_relu.log`; `tvm.meta_schedule.` before TVM 0.21): the tune is named by
+# its work folder, the one holding `logs/`
+_TUNE_LOG = re.compile(r"tvm\.(?:\w+\.)?meta_schedule\.")
+
+
 def default_model_name(paths: list[str | Path]) -> str:
     """The model a set of files describes when --model is not given: the first file's
-    name up to its first dot (`vgg16.debug_table.txt` -> `vgg16`)."""
+    name up to its first dot (`vgg16.debug_table.txt` -> `vgg16`); for MetaSchedule's own
+    per-task logs, the tune's work folder (`tune_tmp/logs/tvm.meta_schedule...` -> `tune_tmp`)."""
     first = expand(paths)[0]
+    if _TUNE_LOG.match(first.name):
+        folder = first.resolve().parent
+        folder = folder.parent if folder.name == "logs" else folder
+        if folder.name:
+            return folder.name
     return first.name.split(".", 1)[0] or first.name
