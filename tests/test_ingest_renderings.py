@@ -27,7 +27,7 @@ from hotdb.ingest import unrender
 RENDERED = PASTES / "renderings"  # real texts: ../shared/real/pastes/renderings/ (SOURCES.md in tests/data)
 REAL_PASTE_FOLDERS = ("RENDERED",)
 REAL = Path(os.environ.get("HOTDB_REAL", Path(__file__).resolve().parents[2] / "shared" / "real"))
-EXAMPLES = 100
+EXAMPLES = int(os.environ.get("HOTDB_RENDER_EXAMPLES", 100))
 
 _spec = importlib.util.spec_from_file_location("make_rendered", DATA / "renderings" / "make_rendered.py")
 made = importlib.util.module_from_spec(_spec)

@@ -8,6 +8,7 @@ The real files are read where ../shared/real holds them (HOTDB_REAL), never copi
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -68,25 +69,32 @@ def test_a_streamed_file_of_tests_data_stores_what_it_stores_read_whole(tmp_path
 
 
 def test_real_files_store_the_same_rows_whole_and_streamed(tmp_path, monkeypatch):
+    """Every real file, whole and streamed; those the manifest says are refused are refused
+    both ways, on the same line and for the same reason, and every other is compared."""
     files = _real_files()
     if not files:
         pytest.skip(f"no real tuning logs or task printouts in {REAL} (set HOTDB_REAL to the shared/real folder)")
-    compared = 0
+    manifest = json.loads((Path(__file__).parent / "real_corpus.json").read_text())["files"]
+    compared, refused = [], []
     for n, path in enumerate(files):
         folder = tmp_path / str(n)
         folder.mkdir()
+        expected = manifest.get(str(path.relative_to(REAL)), {})
         with monkeypatch.context() as patched:
             try:
                 whole, streamed = ingest_both(folder, patched, path)
-            except ParseError as exc:  # refused whole (tuples of numbers): refused streamed the same way
+            except ParseError as exc:
+                assert expected.get("refused", "\0") in exc.message, (path.name, exc.message)
                 patched.setenv("HOTDB_STREAM_BYTES", "0")
                 with pytest.raises(ParseError) as caught:
                     Hotdb(folder / "again.duckdb").ingest([path], model="m")
                 assert (caught.value.line, caught.value.message) == (exc.line, exc.message), path.name
+                refused.append(path)
                 continue
         assert whole == streamed, path.name
-        compared += 1
-    assert compared >= len(files) - 1
+        assert "refused" not in expected, path.name
+        compared.append(path)
+    assert len(compared) + len(refused) == len(files) and compared
 
 
 def test_a_log_of_many_records_spilled_to_files_stores_them_in_order(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ Arrow chunks (rows.ArrowRows, rows.Samples) made small, so that rows cross them.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -270,3 +271,33 @@ def test_a_streamed_insert_sets_duckdbs_pool_and_threads_back(tmp_path, monkeypa
         load(store, "m", items)
         assert store.con.execute(settings).fetchall() == before == [("200.0 MiB", 3)]
         assert store.con.execute("SELECT count(*) FROM ir_calls").fetchall()[0][0] == len(items[0][2].ir_calls) > 10
+
+
+def _tables_between_prose(tmp_path: Path) -> Path:
+    text = example_files("vgg16")[0].read_text()
+    runs = [re.sub(r"\d+\.\d+", lambda m: str(float(m.group()) + k), text, count=1) for k in range(3)]  # three runs' times
+    path = tmp_path / "runs.txt"
+    path.write_text("run 1 of 3\n" + runs[0] + "\nrun 2\n\n" + runs[1] + "run 3, no table\n" + runs[2] + "done.\n")
+    return path
+
+
+def test_a_streamed_file_of_several_tables_stores_a_run_each_as_read_whole(tmp_path, monkeypatch):
+    """Read whole, a text of three tables is a paste cut into three runs; streamed, the
+    same three blocks (hashes, sizes, the note on the lines between them), read in turn
+    from one stream of lines, and spilled beyond 10 rows."""
+    whole, streamed = ingest_both(tmp_path, monkeypatch, _tables_between_prose(tmp_path), spill_streamed=True)
+    assert whole == streamed
+    assert len(whole["sources"]) == 3 and len({s[3] for s in whole["sources"]}) == 3  # three runs
+    assert "lines between them are not part of any" in whole["sources"][0][6][0]
+
+
+def test_a_held_text_too_large_for_a_paste_is_cut_into_its_tables(tmp_path, monkeypatch):
+    from hotdb.ingest import paste
+
+    path = _tables_between_prose(tmp_path)
+    db = tmp_path / "paste.duckdb"
+    Hotdb(db).ingest([path], model="m")
+    monkeypatch.setattr(paste, "MAX_PASTE_BYTES", 100)  # held whole, but no paste: cut by split_repeated
+    db2 = tmp_path / "large.duckdb"
+    Hotdb(db2).ingest([path], model="m")
+    assert stored(db) == stored(db2)

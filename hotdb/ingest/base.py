@@ -13,8 +13,8 @@ import os
 import stat
 import threading
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Protocol
@@ -50,6 +50,11 @@ class Source:
     # Text whose renderings were undone (hotdb/ingest/unrender.py) and lines joined: the
     # file's line number of each line, for errors and warnings; None: line i is line i.
     line_origin: tuple[int, ...] | None = None
+    # A block's own size in bytes (its text's), where `data` is padded or is the file's head
+    part_size: int | None = None
+    # A block of a file too large to be a paste (paste.split_repeated): its lines, taken in
+    # turn from one pass over the file that the blocks after it go on reading
+    lines_from: Callable[[], Iterator[tuple[int, str]]] | None = field(default=None, compare=False, repr=False)
 
     def forget_text(self) -> None:
         """Drop the decoded text and its lines once the source is parsed: read again if
@@ -112,6 +117,8 @@ class Source:
     def size(self) -> int:
         if self.members:
             return sum(len(name.encode()) + 2 + len(data) for name, data in self.members) - 1
+        if self.part_size is not None:
+            return self.part_size
         return self.streamed_size if self.streamed_size is not None else len(self.data)
 
     @cached_property
@@ -176,15 +183,24 @@ class Source:
         small source, read from the file as a stream for a large one (lines.py), so that
         a reader that takes its lines one by one reads files up to HOTDB_MAX_STREAM_BYTES
         in memory that does not grow with them. The one way a streaming reader reads."""
-        if self.streamed_size is None:
+        if self.lines_from is not None:
+            yield from self.lines_from()
+        elif self.streamed_size is None:
             yield from enumerate(self.lines, start=1)
-            return
-        yield from stream_lines(self._chunks(), encoding_of(self.data), limits.max_line_bytes(), self.error)
+        else:
+            yield from stream_lines(self._chunks(), encoding_of(self.data), limits.max_line_bytes(), self.error)
+
+    def chunks(self) -> Iterator[bytes]:
+        """All the bytes, in chunks: held, or read from the file (a streamed one)."""
+        if self.streamed_size is None:
+            yield self.content
+        else:
+            yield from self._chunks()
 
     def _chunks(self) -> Iterator[bytes]:
         """The file's bytes in chunks, up to the size it had when read: the hash, taken
         meanwhile, is of the same bytes if the file grows."""
-        left = self.size
+        left = self.streamed_size
         try:
             with open_input(self.path) as handle:
                 while left > 0 and (chunk := read_some(handle, min(MiB_CHUNK, left))):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import re
 import tempfile
+from collections.abc import Iterable, Iterator
 
 import duckdb
 
@@ -55,24 +56,33 @@ class DebugTable:
         return any(_HEADER.match(line) for line in source.head.splitlines()[:200])
 
     def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
-        """Each table: its header to its Total_time row, or to the first line that is not a row."""
-        out = []
-        for i, line in enumerate(lines):
-            if not _HEADER.match(line):
-                continue
-            columns = len(_SPLIT.split(line.strip()))
-            end = i + 1
-            while end < len(lines):
-                text = lines[end].strip()
+        return list(self.spans(enumerate(lines)))
+
+    def spans(self, numbered: Iterable[tuple[int, str]]) -> Iterator[tuple[int, int]]:
+        """Each table, (first, one past last) 0-based indexes of `(index, line)` pairs read
+        in order (a list's or a stream's): its header to its Total_time row, or to the
+        first line that is not a row."""
+        start = columns = None
+        i = -1
+        for i, line in numbered:
+            if start is not None:
+                text = line.strip()
                 if text.startswith("Total_time"):
-                    end += 1
-                    break
-                if not text or _HEADER.match(lines[end]) or (len(_SPLIT.split(text)) != columns and
-                                                             not set(text) <= {"-", " ", "\t"}):
-                    break
-                end += 1
-            out.append((i, end))
-        return out
+                    yield start, i + 1
+                    start = None
+                    continue
+                if text and not _HEADER.match(line) and (len(_SPLIT.split(text)) == columns
+                                                         or set(text) <= {"-", " ", "\t"}):
+                    continue
+                yield start, i
+                start = None
+            if _HEADER.match(line):
+                start, columns = i, len(_SPLIT.split(line.strip()))
+        if start is not None:
+            yield start, i + 1
+
+    # a file too large to be a paste with this twice holds several tables (paste.split_repeated)
+    repeats = b"Node Name"
 
     def parse(self, source: Source) -> Parsed:
         """Read line by line (`iter_lines`: a large table is streamed), each row kept as

@@ -56,7 +56,9 @@ def _read_source(source: Source, format_name: str | None) -> list[Item]:
             if pieces is None:
                 raise
         else:
-            return [_parse(source, ingestor)]
+            pieces = paste.split_repeated(source, ingestor)
+            if pieces is None:
+                return [_parse(source, ingestor)]
     blocks, note = pieces
     items = [_parse(block.source, block.ingestor) for block in blocks]
     if note:

@@ -238,8 +238,11 @@ class RelaxScript:
 
 
 def _holds_relax(text: str) -> bool:
-    """Whether a text holds a Relax function: what a module of PrimFuncs alone lacks."""
-    return "@R.function" in text or "@relax.function" in text or ("@I.ir_module" in text and "R.Tensor(" in text)
+    """Whether a text holds a Relax function: what a module of PrimFuncs alone lacks. The
+    printer imports `relax as R` only for a module that uses it: a module whose PrimFuncs
+    fill the first 64 KiB (an LLM's, sniffed from its head) says so in its first lines."""
+    return ("@R.function" in text or "@relax.function" in text
+            or ("@I.ir_module" in text and ("R.Tensor(" in text or "import relax as R" in text)))
 
 
 def _assignment(text: str) -> tuple[str | None, str]:

@@ -92,12 +92,14 @@ _WORDS = {
 def undo(text: str, lines: list[str]) -> Undone:
     """Every rendering found in `text` (whose lines are `lines`) undone."""
     done = Undone(list(lines))
-    if "\x1b" in text:
-        _each_line(done, "colours", lambda line: _ESCAPES.sub("", line))
-    if _CHARACTERS_FOUND.search(text):
-        _each_line(done, "characters", lambda line: line.translate(_CHARACTERS))
-    if "&" in text and _ENTITY.search(text):
-        _each_line(done, "entities", _unescape)
+    # Each rule tests the text as the rules before it left it: colour codes between `ty`
+    # and `=` hide a type comment until they are gone (undoing twice must be undoing once).
+    if "\x1b" in text and _each_line(done, "colours", lambda line: _ESCAPES.sub("", line)):
+        text = "\n".join(done.lines)
+    if _CHARACTERS_FOUND.search(text) and _each_line(done, "characters", lambda line: line.translate(_CHARACTERS)):
+        text = "\n".join(done.lines)
+    if "&" in text and _ENTITY.search(text) and _each_line(done, "entities", _unescape):
+        text = "\n".join(done.lines)
     if "$" in text and _PAGER_END.search(text):
         _pager(done)
     _prefixes(done)
@@ -107,7 +109,8 @@ def undo(text: str, lines: list[str]) -> Undone:
     return done
 
 
-def _each_line(done: Undone, rule: str, rewrite) -> None:
+def _each_line(done: Undone, rule: str, rewrite) -> int:
+    """`rewrite` applied to every line; the count of lines it changed."""
     count = 0
     for i, line in enumerate(done.lines):
         new = rewrite(line)
@@ -116,6 +119,7 @@ def _each_line(done: Undone, rule: str, rewrite) -> None:
             count += 1
     if count:
         done.rules[rule] = done.rules.get(rule, 0) + count
+    return count
 
 
 def _unescape(line: str) -> str:
