@@ -27,7 +27,7 @@ import json, sys, time
 import duckdb, pyarrow.parquet  # imported by both, at different points: not timed
 from hotdb.api import Hotdb
 from hotdb.ingest import get
-from hotdb.ingest.base import Source
+from hotdb.ingest.source import Source
 path, fmt, db = sys.argv[1:4]
 started = time.perf_counter()
 parsed = get(fmt).parse(Source.read(path))

@@ -171,7 +171,7 @@ def peak(folder: Path, path: Path, *extra: str, env: dict | None = None) -> tupl
 def table_text(path: Path, size: int, *, rendered: bool) -> Path:
     """A debug table of `size` bytes between two paragraphs of prose; `rendered`: as a
     pager shows it (every line ending in `$`) with typographic quotes in the prose, the
-    most work for the paste pipeline (unrender.py, paste.py)."""
+    most work for the paste pipeline (hotdb/ingest/paste/: unrender.py, blocks.py)."""
     end = "$" if rendered else ""
     quote = "\u2019" if rendered else "'"
     head = (f"Here{quote}s the profile of my model:{end}\n{end}\n"

@@ -6,7 +6,7 @@ Each is made in the form the reader takes (tests/data and shared/real show each;
 of them is copied), with records that differ in their names and shapes (`dims(k)`: no two
 records alike), so that what a reader keeps per distinct kernel, task or workload grows
 with the size, the worst case for its memory. `BYTES` is the text's size; with --gzip the
-file is that text gzip-compressed (a gzip is read whole, decompressed: base.py).
+file is that text gzip-compressed (a gzip is read whole, decompressed: hotdb/ingest/source.py).
 A debug dump and a MetaSchedule database are folders: each of their two files is made
 just under `BYTES`.
 
@@ -282,7 +282,7 @@ def ansor_tasks(path: Path, size: int, gz: bool = False) -> int:
 
 
 def ansor_fallback(path: Path, size: int, gz: bool = False) -> int:
-    """auto_scheduler's warnings of untuned kernels, with their DAGs (tests/data/fallback)."""
+    """auto_scheduler's warnings of untuned kernels, with their DAGs (tests/data/ansor-fallback)."""
     def warning(k):
         c, h = dims(k)
         key = f'["{k:032x}", 1, {h}, {h}, {c}, 3, 3, {c}, {c}, 1, {h}, {h}, {c}]'
@@ -295,7 +295,7 @@ def ansor_fallback(path: Path, size: int, gz: bool = False) -> int:
 
 
 def ms_tuning_log(path: Path, size: int, gz: bool = False) -> int:
-    """MetaSchedule's logs (tests/test_ingest_ms_tuning_log.py writes them by TVM's format
+    """MetaSchedule's logs (tests/ingest/tasks/test_ms_tuning_log.py writes them by TVM's format
     strings): each task initialised, then 8 measured trials of it."""
     at = "2023-09-29 16:10:22 [INFO] [task_scheduler.cc:121] "
 

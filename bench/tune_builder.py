@@ -1,5 +1,5 @@
 """Building a batch of trials: MetaSchedule's LocalBuilder (a fresh pool of worker processes
-every batch) against hotdb's kept builder (capture/builder.py: the workers live as long as
+every batch) against hotdb's kept builder (capture/tune/builder.py: the workers live as long as
 the tuner), in the same process, on ResNet-18's hottest convolution.
 
     python bench/tune_builder.py [--batches 6]
@@ -21,10 +21,10 @@ import time
 import psutil
 from tvm.s_tir import meta_schedule as ms
 
-from hotdb.capture.builder import kept_builder
 from hotdb.capture.models import load_model
 from hotdb.capture.profile import fuse, parse_target
-from hotdb.capture.tuner import BUILD_WORKERS, RANDOM_MODEL_SEARCH
+from hotdb.capture.tune.builder import kept_builder
+from hotdb.capture.tune.process import BUILD_WORKERS, RANDOM_MODEL_SEARCH
 
 
 def candidates(task, batches: int, target) -> list[list[ms.builder.BuilderInput]]:

@@ -37,9 +37,9 @@ import time
 from pathlib import Path
 
 from hotdb.api import Hotdb
-from hotdb.capture import tuning
 from hotdb.capture.models import load_model
 from hotdb.capture.profile import capture, fuse, parse_target
+from hotdb.capture.tune import driver
 
 FILES = ("database_tuning_record.json", "database_workload.json")  # records first: each names a workload
 
@@ -89,13 +89,13 @@ def tune_all(loaded, target, trials: int, work: Path) -> None:
     tasks = ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)
     contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work), num_threads="physical")
     ms.tune_tasks(tasks=contexts, task_weights=weights, work_dir=str(work), max_trials_global=trials,
-                  max_trials_per_task=trials, num_trials_per_iter=tuning.trials_per_round(trials, len(tasks), trials),
+                  max_trials_per_task=trials, num_trials_per_iter=driver.trials_per_round(trials, len(tasks), trials),
                   builder=ms.builder.LocalBuilder(max_workers=2, timeout_sec=120),
                   runner=ms.runner.LocalRunner(timeout_sec=60), cost_model="xgb")
 
 
 def latency_ms(loaded, target, folder: Path | None) -> float:
-    apply = tuning.applier(folder, target) if folder is not None else None
+    apply = driver.applier(folder, target) if folder is not None else None
     result = capture(loaded, target, repeat=3, apply=apply)
     return statistics.median(result.run_meta["end_to_end_us"]) / 1e3
 

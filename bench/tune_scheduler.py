@@ -23,17 +23,17 @@ import time
 from pathlib import Path
 
 from hotdb.api import Hotdb
-from hotdb.capture import tuning
 from hotdb.capture.models import load_model
 from hotdb.capture.profile import fuse, parse_target
-from hotdb.capture.scheduler import Policy, TaskState, scheduler
+from hotdb.capture.tune import driver
+from hotdb.capture.tune.scheduler import Policy, TaskState, scheduler
 from hotdb.ops.tune import select
 
 
 def projected_ms(work: Path, tasks, hashes: dict[str, str]) -> float:
     """Σ over tasks of calls x best record (or the untuned time): the time the tuned tasks
     would take in one run, ms."""
-    best = tuning.best_by_hash(work)
+    best = driver.best_by_hash(work)
     total = 0.0
     for t in tasks:
         record = best.get(hashes[t["task_name"]])
@@ -90,7 +90,7 @@ def main() -> None:
     with db.database.reader() as store:
         run_id = store.con.execute("SELECT max(run_id) FROM runs").fetchone()[0]
     chosen = select(db.database, run_id, 90.0, "tunable")
-    batch = tuning.trials_per_round(args.trials, len(chosen), args.trials)
+    batch = driver.trials_per_round(args.trials, len(chosen), args.trials)
     untuned = sum(r["time_us"] for r in chosen) / 1e3
     target, loaded = parse_target(None), load_model(args.model)
     print(f"{args.model}: {len(chosen)} tasks in the 90 % cut, untuned {untuned:,.1f} ms of tunable time, "

@@ -1,5 +1,5 @@
 """One batch's evolutionary search with a cost model that predicts at random: MetaSchedule's
-default against the small search hotdb's tuner uses then (capture/tuner.py: _search),
+default against the small search hotdb's tuner uses then (capture/tune/process.py: _search),
 in the same process, on ResNet-18's first convolutions.
 
     python bench/tune_search.py [--tasks 3] [--batches 3]
@@ -19,7 +19,7 @@ from tvm.s_tir import meta_schedule as ms
 
 from hotdb.capture.models import load_model
 from hotdb.capture.profile import fuse, parse_target
-from hotdb.capture.tuner import RANDOM_MODEL_SEARCH
+from hotdb.capture.tune.process import RANDOM_MODEL_SEARCH
 
 
 def batch_seconds(task, strategy, batches: int) -> list[float]:

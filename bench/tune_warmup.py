@@ -23,11 +23,11 @@ import tempfile
 import numpy as np
 from tvm.s_tir import meta_schedule as ms
 
-from hotdb.capture.builder import kept_builder
-from hotdb.capture.intrinsics import import_intrinsics
 from hotdb.capture.models import load_model
 from hotdb.capture.profile import fuse, parse_target
-from hotdb.capture.tuner import RANDOM_MODEL_SEARCH
+from hotdb.capture.tune.builder import kept_builder
+from hotdb.capture.tune.intrinsics import import_intrinsics
+from hotdb.capture.tune.process import RANDOM_MODEL_SEARCH
 
 FAILED_S = 1e9
 

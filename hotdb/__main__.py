@@ -1,3 +1,3 @@
-from hotdb.cli import main
+from hotdb.cli.app import main
 
 main()

@@ -40,7 +40,7 @@ class BadArgument(UsageError):
 
 class QueryLimit(UsageError):
     """A `hotdb sql` query stopped at one of its limits: `limit` names which ("timeout_s"
-    or "memory_limit"), for the CLI's words (hotdb/words.py: error) to say which option
+    or "memory_limit"), for the CLI's words (hotdb/cli/words.py: error) to say which option
     raises it for one query."""
 
     def __init__(self, message: str, *, limit: str):
@@ -59,7 +59,7 @@ class CaptureError(HotdbError):
 class TuneFailed(HotdbError):
     """A tune in which no trial measured a time. `limit` names the tune's setting that
     caused it, where one did ("build_timeout_s" or "run_timeout_s"), for the CLI's words
-    (hotdb/words.py: error) to say which option raises it."""
+    (hotdb/cli/words.py: error) to say which option raises it."""
 
     def __init__(self, message: str, *, trials: int, failures: dict[str, int], limit: str | None = None):
         super().__init__(message)

@@ -87,7 +87,7 @@ def lock_timeout_s() -> float:
 
 
 def tune_stall_s() -> float:
-    # 0: a batch may take as long as its trials' build and run limits allow (hotdb/capture/tuning.py)
+    # 0: a batch may take as long as its trials' build and run limits allow (hotdb/capture/tune/driver.py)
     return _number("HOTDB_TUNE_STALL", 0.0, 0.0, "a number of seconds")
 
 

@@ -9,7 +9,7 @@ Every SQL file hotdb runs, other than the views and the schema, is
     commands/  what the use cases ask (hotdb/ops/, through store/database.py: query)
     load/      the loader's writes (hotdb/store/loader.py, rematch.py)
     lake/      the lake's reads and writes (hotdb/store/lake.py)
-    read/      the large-file report reader (hotdb/ingest/bulk.py), the debug dump reader (dump_read.py)
+    read/      the large-file report reader (hotdb/ingest/profile/report/streamed_csv.py), the debug dump reader (hotdb/ingest/profile/debug_dump_duckdb.py)
 
 This module imports nothing of hotdb, so that every layer may use it.
 """

@@ -12,7 +12,7 @@ JSON_COLUMNS = frozenset({"task_args"})
 @dataclass
 class Result:
     """A table of results. `facts` are what it is about and what it says beyond its rows
-    (the run, the coverage asked and reached, counts): hotdb/words.py turns them into a
+    (the run, the coverage asked and reached, counts): hotdb/cli/words.py turns them into a
     title and notes; the Python API hands them over as they are."""
 
     columns: list[str]

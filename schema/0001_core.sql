@@ -39,7 +39,7 @@ CREATE TABLE sources (
     model_id       INTEGER NOT NULL,
     path           VARCHAR NOT NULL,
     format         VARCHAR NOT NULL,
-    role           VARCHAR NOT NULL,       -- hotdb/ingest/rows.py: ROLES
+    role           VARCHAR NOT NULL,       -- hotdb/rows/records.py: ROLES
     content_sha256 VARCHAR NOT NULL,
     size_bytes     BIGINT NOT NULL,
     row_count      BIGINT NOT NULL,

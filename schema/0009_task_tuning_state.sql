@@ -1,4 +1,4 @@
--- 0009: how far a task's tuning got, as MetaSchedule prints it (hotdb/ingest/ms_tuning_log.py).
+-- 0009: how far a task's tuning got, as MetaSchedule prints it (hotdb/ingest/tasks/ms_tuning_log.py).
 --
 -- The task scheduler's table gives per task its FLOP, weight, trials, best latency and
 -- whether the task is done; a per-task log's trial lines give trials and best latency

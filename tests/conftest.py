@@ -1,27 +1,16 @@
-"""Shared fixtures: paths to data, a fresh database, and the CLI run in-process."""
+"""Fixtures: a fresh database, the bundled VGG-16, and the CLI run in-process (what tests share
+besides fixtures is in helpers.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
+from helpers import PASTES
 
 from hotdb.examples import example_dir, example_files
-
-DATA = Path(__file__).parent / "data"
-# Public samples live in the steering repository beside this one; never copied here.
-SAMPLES = Path(os.environ.get("HOTDB_SAMPLES", Path(__file__).resolve().parents[2] / "shared" / "formats" / "samples"))
-
-
-# Real pasted texts found in issues, PRs, forum posts and blogs (each test file's folder has
-# a SOURCES.md) are third-party text: never copied here, read where the shared corpus holds
-# them. A test module names its folders in REAL_PASTE_FOLDERS (constants holding a path under
-# PASTES); a test whose code uses a folder that is absent is skipped with the reason.
-PASTES = Path(os.environ.get("HOTDB_PASTES", Path(__file__).resolve().parents[2] / "shared" / "real" / "pastes"))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -47,29 +36,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         module = getattr(item, "module", None)
         for constant in getattr(module, "REAL_PASTE_FOLDERS", ()):
-            if getattr(module, constant).is_dir():
-                continue
             folder = getattr(module, constant)
-            if item.function.__name__ in users(module, constant):
+            if folder.is_dir() or item.function.__name__ not in users(module, constant):
+                continue
+            if PASTES.is_dir():  # the corpus is here but this folder is not: fail, never rot skipped
+                item.user_properties.append(("missing", str(folder)))
+            else:
                 item.add_marker(pytest.mark.skip(reason=f"real pasted texts not found in {folder} "
                                                         "(set HOTDB_PASTES to the shared/real/pastes folder)"))
 
 
-def parse(path, fmt=None):
-    """(format name, parsed rows) of a file, detected or read as `fmt`."""
-    from hotdb.ingest import detect, get
-    from hotdb.ingest.base import Source
-
-    source = Source.read(path)
-    ingestor = get(fmt) if fmt else detect(source)
-    return ingestor.name, ingestor.parse(source)
-
-
-def sample(name: str) -> Path:
-    path = SAMPLES / name
-    if not path.exists():
-        pytest.skip(f"public sample {name} not found in {SAMPLES} (set HOTDB_SAMPLES to the shared/formats/samples folder)")
-    return path
+def pytest_runtest_setup(item):
+    missing = [value for key, value in item.user_properties if key == "missing"]
+    if missing:
+        pytest.fail(f"{missing[0]} is missing from {PASTES}, which is there: the test reads it", pytrace=False)
 
 
 @pytest.fixture
@@ -95,7 +75,7 @@ class CliResult:
 @pytest.fixture
 def cli(capsys, db):
     """Run `hotdb --db <tmp> ARGS...` in this process; returns exit code, stdout, stderr."""
-    from hotdb.cli import invoke
+    from hotdb.cli.app import invoke
 
     def run(*args: str, use_db: bool = True) -> CliResult:
         argv = ["hotdb"] + (["--db", str(db)] if use_db else []) + [str(a) for a in args]
@@ -112,25 +92,3 @@ def cli(capsys, db):
         return CliResult(code, captured.out, captured.err)
 
     return run
-
-
-def table_counts(db: Path) -> dict[str, int]:
-    """Row count of every table, to check that a failed ingest changed nothing."""
-    if not db.exists():
-        return {}
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
-        return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0] for t in tables}
-    finally:
-        con.close()
-
-
-def stored_rows(db: Path, queries: dict[str, str]) -> dict[str, list]:
-    """The rows each named query reads from the database: what a whole read and a streamed
-    read of one file must both store."""
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return {name: con.execute(query).fetchall() for name, query in queries.items()}
-    finally:
-        con.close()

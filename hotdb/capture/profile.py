@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from hotdb.errors import UsageError
-from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, SampleRow
+from hotdb.rows import NodeRow, Parsed, RunInfo, SampleRow
+from hotdb.rows.derive import derive
 from hotdb.version import __version__
 from hotdb.workload.targets import canonical as canonical_target
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from hotdb.ingest.derive import attach_workload
-from hotdb.ingest.rows import Parsed, TaskRow
+from hotdb.rows import Parsed, TaskRow
+from hotdb.rows.derive import attach_workload
 from hotdb.workload import flat_dims, from_kernel_args
 from hotdb.workload.families import sblock_family
 from hotdb.workload.targets import canonical as canonical_target

@@ -12,10 +12,10 @@ from typing import Annotated, Optional
 import typer
 
 from hotdb import choices
-from hotdb import cli_options as options
-from hotdb.cli_args import hoisted, narrowed
+from hotdb.cli import options
+from hotdb.cli.args import hoisted, narrowed
+from hotdb.cli.output import write_export, write_whole
 from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions
-from hotdb.output import write_export, write_whole
 
 app = typer.Typer(
     help="hotdb: which tuning tasks cover most of a TVM model's runtime. "
@@ -89,7 +89,7 @@ def _api():
 
 
 def _render(result, fmt: OutputFormat, view=None) -> None:
-    from hotdb import render
+    from hotdb.cli import render
 
     render.render(result, fmt.value, view)
 
@@ -114,7 +114,7 @@ def ingest(
     tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
 ) -> None:
     """Store profiles, IR and tuning tasks of one build of one model (atomically)."""
-    from hotdb import render
+    from hotdb.cli import render
 
     result = _api().ingest(paths, model=model, run=run or None, input_format=input_format or input_format_alias,
                            tags=_tags(tag))
@@ -146,7 +146,7 @@ def top(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank by time with share and cumulative share (tasks: of the tunable kernel time)."""
-    from hotdb import words
+    from hotdb.cli import words
 
     table = fmt is OutputFormat.table  # the run's totals only make the notes under a table
     result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models,
@@ -166,7 +166,7 @@ def export(
     share_of: ShareOfOption = ShareOf.tunable,
 ) -> None:
     """Export the tasks that cover most of a run's time, in a tuner's own format."""
-    from hotdb import render, words
+    from hotdb.cli import render, words
 
     result = _api().export(to=to.value, coverage=coverage, run=run, model=model, log=log, all_models=all_models,
                            share_of=share_of.value)
@@ -193,7 +193,7 @@ def compare(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Compare runs per task, each change judged against the noise between runs; a CI gate with --fail-on-regression."""
-    from hotdb import words
+    from hotdb.cli import words
 
     try:
         result = _api().compare(run_a, run_b, by=by.value, threshold=threshold, model=model,
@@ -208,14 +208,14 @@ def compare(
 
 
 def _warn(warnings: list[str]) -> None:
-    from hotdb import render
+    from hotdb.cli import render
 
     for warning in warnings:
         render.warn(warning)
 
 
 def _show_comparison(result, fmt: OutputFormat) -> None:
-    from hotdb import words
+    from hotdb.cli import words
 
     _warn(words.compare_warnings(result.facts))
     _render(result, fmt, words.compare(result))
@@ -229,7 +229,7 @@ def history(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """One task's time across runs, with each run's TVM version, target and tags."""
-    from hotdb import words
+    from hotdb.cli import words
 
     result = _api().history(model=model, task=task, workload=workload)
     _render(result, fmt, words.history(result))
@@ -242,8 +242,8 @@ def report(
     md_path: Annotated[Optional[Path], typer.Option("--md", help="Write Markdown (for pull-request comments) here.")] = None,
 ) -> None:
     """Write a report with the coverage chart, top tasks, comparison and history."""
-    from hotdb import render
-    from hotdb import report as reports
+    from hotdb.cli import render
+    from hotdb.cli import report as reports
 
     if html_path is None and md_path is None:
         raise typer.BadParameter("give --html PATH and/or --md PATH")
@@ -259,7 +259,7 @@ def report(
 @app.command()
 def matches(run: RunOption = None, model: ModelOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """Every node of a run: its task or candidates, the rule that matched it, how sure."""
-    from hotdb import words
+    from hotdb.cli import words
 
     result = _api().matches(run=run, model=model)
     _render(result, fmt, words.matches(result))
@@ -269,7 +269,7 @@ def matches(run: RunOption = None, model: ModelOption = None, fmt: FormatOption 
 def tasks(model: Annotated[Optional[str], typer.Option("--model", help="Only this model's tasks.")] = None,
           fmt: FormatOption = OutputFormat.table) -> None:
     """List tuning tasks with their workload, weight and best tuning record."""
-    from hotdb import words
+    from hotdb.cli import words
 
     result = _api().tasks(model=model)
     _render(result, fmt, words.tasks(result))
@@ -278,7 +278,7 @@ def tasks(model: Annotated[Optional[str], typer.Option("--model", help="Only thi
 @app.command()
 def runs(fmt: FormatOption = OutputFormat.table) -> None:
     """List runs with their time and matched share."""
-    from hotdb import words
+    from hotdb.cli import words
 
     result = _api().runs()
     _render(result, fmt, words.runs(result))
@@ -287,7 +287,7 @@ def runs(fmt: FormatOption = OutputFormat.table) -> None:
 @app.command()
 def models(fmt: FormatOption = OutputFormat.table) -> None:
     """List models with their runs, sources and tasks."""
-    from hotdb import words
+    from hotdb.cli import words
 
     result = _api().models()
     _render(result, fmt, words.models(result))
@@ -302,7 +302,7 @@ def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and v
                                      "(default: HOTDB_MEMORY_LIMIT, else 384MiB).")] = None,
         fmt: FormatOption = OutputFormat.table) -> None:
     """Run one read-only query on the database or lake: no writes, files, attaches or extensions."""
-    from hotdb import words
+    from hotdb.cli import words
 
     result = _api().sql(query, timeout_s=timeout, memory_limit=memory_limit)
     _render(result, fmt, words.sql(result))
@@ -311,7 +311,7 @@ def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and v
 @app.command()
 def upgrade() -> None:
     """Bring a database an older hotdb wrote up to date (reads never change a file)."""
-    from hotdb import render
+    from hotdb.cli import render
 
     before, after = _api().upgrade()
     render.info(f"schema version {before} -> {after}; views and stored matches are this hotdb's"
@@ -321,8 +321,8 @@ def upgrade() -> None:
 @app.command()
 def formats(fmt: FormatOption = OutputFormat.table) -> None:
     """List the formats hotdb reads and how each is detected."""
-    from hotdb import words
     from hotdb.api import Hotdb
+    from hotdb.cli import words
 
     result = Hotdb.formats()
     _render(result, fmt, words.formats(result))
@@ -343,7 +343,7 @@ def profile(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Capture a live profile with apache-tvm: kernels, MetaSchedule tasks, coverage."""
-    from hotdb import render
+    from hotdb.cli import render
 
     api = _api()
     with render.progress() as progress:
@@ -354,7 +354,7 @@ def profile(
 
 
 def _top(api, coverage: float, run: str, fmt: OutputFormat) -> None:
-    from hotdb import words
+    from hotdb.cli import words
 
     result = api.top(by="task", coverage=coverage, run=run)
     _render(result, fmt, words.top(result))
@@ -384,7 +384,7 @@ def tune(
 ) -> None:
     """Tune the hotspots with MetaSchedule in rounds: tune (the hottest first, each batch stored as it lands, warm
     from the stored records of the same workloads), apply, re-profile, repeat on the new times."""
-    from hotdb import render, words
+    from hotdb.cli import render, words
 
     with render.progress() as progress:
         result = _api().tune(model, coverage=coverage, trials=trials, per_task_max=per_task_max,
@@ -398,8 +398,8 @@ def tune(
 @app.command()
 def zoo(fmt: FormatOption = OutputFormat.table) -> None:
     """List the built-in models `hotdb profile` takes by name."""
-    from hotdb import words
     from hotdb.api import Hotdb
+    from hotdb.cli import words
 
     result = Hotdb.zoo()
     _render(result, fmt, words.zoo(result))
@@ -411,7 +411,7 @@ def example(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Ingest the bundled example build (VGG-16, x86, TVM 0.8 era) and show its top tasks."""
-    from hotdb import render
+    from hotdb.cli import render
     from hotdb.examples import example_files
 
     api = _api()
@@ -436,8 +436,8 @@ def _lake_dir(given: str | None) -> str:
 @lake_app.command("import")
 def lake_import(lake: LakeDir = None) -> None:
     """Copy the database file (--db) into a lake: one commit per model; what it holds already is skipped."""
-    from hotdb import render, words
     from hotdb.api import Hotdb
+    from hotdb.cli import render, words
 
     lake = _lake_dir(lake)
     render.info(words.lake_imported(Hotdb(_state["db"]).lake_import(lake), lake))
@@ -446,7 +446,7 @@ def lake_import(lake: LakeDir = None) -> None:
 @lake_app.command("compact")
 def lake_compact(lake: LakeDir = None) -> None:
     """Merge small files, delete what unfinished writers left, vacuum; safe while others read and write."""
-    from hotdb import render, words
+    from hotdb.cli import render, words
 
     lake = _lake_dir(lake)
     render.info(words.lake_compacted(_api().lake_compact(lake), lake))
@@ -459,7 +459,7 @@ def lake_export(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Write the lake's rows as plain Parquet (DIR/<table>/data.parquet) for engines without Delta."""
-    from hotdb import words
+    from hotdb.cli import words
     from hotdb.result import Result
 
     lake = _lake_dir(lake)
@@ -470,7 +470,7 @@ def lake_export(
 @lake_app.command("convert")
 def lake_convert(lake: LakeDir = None) -> None:
     """Rewrite a lake of hotdb 0.2's folder layout as Delta tables, once (it is read-only until then)."""
-    from hotdb import render
+    from hotdb.cli import render
 
     lake = _lake_dir(lake)
     counts = _api().lake_convert(lake)
@@ -520,14 +520,14 @@ def invoke() -> None:
     except HotdbError as exc:
         if _state["debug"] or "--debug" in sys.argv:
             raise
-        from hotdb import render, words
+        from hotdb.cli import render, words
 
         render.error(words.error(exc))
         sys.exit(exc.exit_code)  # the one map from errors to exit codes: hotdb/errors.py
     except (typer.Abort, KeyboardInterrupt):
         # Ctrl-C: what was done is kept (an ingest lands whole or not at all, a tune keeps
         # every batch measured); a traceback would only hide that
-        from hotdb import render
+        from hotdb.cli import render
 
         render.error("interrupted")
         sys.exit(130)
@@ -542,7 +542,7 @@ def invoke() -> None:
         message = _environment_error(exc)
         if message is None or _state["debug"]:
             raise
-        from hotdb import render
+        from hotdb.cli import render
 
         render.error(message + " (--debug shows where)")
         sys.exit(1)

@@ -15,8 +15,8 @@ from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
+from hotdb.cli.words import View, figure, plain
 from hotdb.result import Result
-from hotdb.words import View, figure, plain
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,12 +54,20 @@ def _err() -> Console:
 # How many list items a cell (terminal table, report) shows before "(+N more)".
 _LIST_ITEMS = 3
 
-# Columns a narrow terminal loses first, in this order (the table keeps one line per row).
-# `top` loses how a match was found and how sure it is before what the task computes
-_DROP_FIRST = ("workload_tasks", "methods", "confidence", "workload", "task_args", "tags", "nodes", "models", "candidates",
-               "profile_variant", "created_at", "target", "device", "kernel_family", "reason")
-# a comparison's answer: never dropped to fit a width (text beside it is shortened instead)
+# Columns a narrow terminal loses, in this order (docs/design.md, "Output"): first the
+# details, while the table is wider than the terminal; then, while it is wider even with its
+# text wrapped, the rest of these, then the others from the right. A view's `keep` columns
+# (View.keep: what the command answers) and a comparison's answer are never dropped: `top`
+# loses how a match was found and how sure it is, then the time and calls, before what the
+# task is and how much of the run it holds.
+DROP_DETAILS = ("workload_tasks", "methods", "confidence", "task_args", "tags", "nodes", "models", "candidates",
+                "profile_variant", "created_at")
+DROP_THEN = ("target", "device", "kernel_family", "calls", "time_us", "workload")
 _KEEP = ("verdict", "ratio", "ratio_low", "ratio_high", "speedup", "speedup_low", "speedup_high")
+# The narrowest a column of text is wrapped to: its longest word up to this, so that a name
+# or key is folded only where it is one long word
+_WRAP_FLOOR = 24
+_WRAP_MIN = 6
 
 
 def _json_default(value):
@@ -124,46 +132,93 @@ def _terminal_width() -> int | None:
     return None
 
 
-def _needed(columns: list[str], natural: dict[str, int]) -> int:
-    return sum(natural[c] for c in columns) + 3 * len(columns) + 1  # cells, padding and borders
+def _needed(columns: list[str], widths: dict[str, int]) -> int:
+    return sum(widths[c] for c in columns) + 3 * len(columns) + 1  # cells, padding and borders
 
 
-def _fit(shown: list[str], natural: dict[str, int], numeric: set[str], width: int, hidden: list[str]) -> None:
-    """Make the table fit `width` in place: drop the least useful columns, shorten long
-    text to 24 characters, drop more columns from the right, shorten text to 8. The
-    first two columns name the row and stay; numbers keep every digit."""
-    def shorten(floor: int) -> None:
-        texts = [c for c in shown if c not in numeric]
-        while _needed(shown, natural) > width:
-            widest = max(texts, key=lambda c: natural[c], default=None)
-            if widest is None or natural[widest] <= floor:
-                return
-            natural[widest] -= 1
+def _fit(shown: list[str], natural: dict[str, int], floors: dict[str, int], numeric: set[str], keep: list[str],
+         width: int, hidden: list[str], cells: dict[str, list[str]]) -> dict[str, int]:
+    """The width of each column shown, to fit `width`; `shown` loses columns in place. Numbers
+    keep every digit. Text is wrapped onto more lines, never cut: a text column may narrow
+    to its floor (its longest word, up to _WRAP_FLOOR). Dropped, never one of `keep`: the
+    details (DROP_DETAILS) while the table is too wide, then, while it is too wide even
+    wrapped, DROP_THEN's columns and the others from the right. Where the kept columns alone
+    are too wide, their longest words are folded. The text columns then share the room
+    (_shared_out)."""
+    def least(columns) -> int:
+        return _needed(columns, {c: natural[c] if c in numeric else floors[c] for c in columns})
 
-    def drop(columns) -> None:
+    def drop(columns, too_wide) -> None:
         for column in columns:
-            if _needed(shown, natural) <= width:
-                return
-            shown.remove(column)
-            hidden.append(column)
+            if column in shown and column not in keep and too_wide():
+                shown.remove(column)
+                hidden.append(column)
 
-    drop([c for c in _DROP_FIRST if c in shown[2:] and c not in _KEEP])
-    shorten(24)
-    drop([c for c in reversed(shown[2:]) if c not in _KEEP])
-    shorten(8)
+    drop(DROP_DETAILS, lambda: _needed(shown, natural) > width)
+    drop(list(DROP_THEN) + [c for c in reversed(shown) if c not in DROP_THEN], lambda: least(shown) > width)
+    texts = [c for c in shown if c not in numeric]
+    for lowest in (lambda c: max(_WRAP_MIN, len(c)), lambda c: _WRAP_MIN):  # a header folds last
+        while least(shown) > width and any(floors[c] > lowest(c) for c in texts):
+            widest = max((c for c in texts if floors[c] > lowest(c)), key=lambda c: floors[c])
+            floors[widest] -= 1
+    return _shared_out(shown, natural, numeric, width, cells)
+
+
+def _lines(words: list[int], width: int) -> int:
+    """How many lines a cell of words (their lengths) takes wrapped at `width`: whole
+    words to a line, a word longer than the line folded."""
+    lines, used = 1, -1
+    for length in words:
+        if used >= 0 and used + 1 + length <= width:
+            used += 1 + length
+            continue
+        if used >= 0:
+            lines += 1
+        lines += (length - 1) // width
+        used = (length - 1) % width + 1
+    return lines
+
+
+def _shared_out(shown: list[str], natural: dict[str, int], numeric: set[str], width: int,
+                cells: dict[str, list[str]]) -> dict[str, int]:
+    """The text columns' widths: from the narrowest their header allows, the room given a
+    character at a time to the column where it saves the most lines (rows that wrap
+    least), up to each column's own width: a long name folds a little so that a long
+    key beside it needs fewer lines."""
+    widths = {c: natural[c] if c in numeric else min(natural[c], max(_WRAP_MIN, len(c))) for c in shown}
+    texts = [c for c in shown if c not in numeric]
+    sample = {c: [[len(word) for word in text.split()] or [0] for text in cells[c][:200]] for c in texts}
+
+    def height(trial: dict[str, int]) -> int:
+        rows = len(next(iter(sample.values()), []))
+        return sum(max(_lines(sample[c][i], trial[c]) for c in texts) for i in range(rows))
+
+    spare = width - _needed(shown, widths)
+    while spare > 0:
+        growing = [c for c in texts if widths[c] < natural[c]]
+        if not growing:
+            break
+        best = min(growing, key=lambda c: (height({**widths, c: widths[c] + 1}), widths[c]))
+        widths[best] += 1
+        spare -= 1
+    return widths
 
 
 def _table(result: Result, view: View) -> None:
-    """One line per row, whatever the width: the least useful columns are dropped first
-    (_DROP_FIRST), then text is shortened with an ellipsis; numbers are never cut."""
+    """Every row whole, whatever the width: text too wide wraps onto more lines (a task
+    name or workload key is copied whole), numbers are never cut, and the least useful
+    columns are dropped first where wrapping alone cannot fit the width (_fit)."""
     shown = [c for c in (view.columns or result.columns) if c in result.columns]
     cells = {c: [cell(c, row[result.columns.index(c)]) for row in result.rows] for c in shown}
     numeric = {c for c in shown if any(isinstance(r[result.columns.index(c)], (int, float))
                                       and not isinstance(r[result.columns.index(c)], bool) for r in result.rows[:20])}
     natural = {c: max([len(c)] + [len(text) for text in cells[c]]) for c in shown}
+    floors = {c: min(natural[c], max([_WRAP_MIN] + [min(len(word), _WRAP_FLOOR) for text in cells[c] for word in text.split()]))
+              for c in shown}
+    keep = list(view.keep) if view.keep else shown[:2]
+    keep += [c for c in _KEEP if c in shown]
     width, hidden = _terminal_width(), []
-    if width is not None:
-        _fit(shown, natural, numeric, width, hidden)
+    widths = _fit(shown, natural, floors, numeric, keep, width, hidden, cells) if width is not None else dict(natural)
     from rich import box
     from rich.markup import escape
     from rich.table import Table
@@ -172,19 +227,19 @@ def _table(result: Result, view: View) -> None:
                   box=box.ASCII if os.environ.get("TERM") == "dumb" else box.HEAVY_HEAD)
     for column in shown:
         if column in numeric:
-            table.add_column(_safe(column), justify="right", no_wrap=True, min_width=natural[column])
+            table.add_column(_safe(column), justify="right", no_wrap=True, min_width=widths[column])
         else:
-            table.add_column(_safe(column), no_wrap=True, overflow="ellipsis", max_width=natural[column])
+            table.add_column(_safe(column), overflow="fold", width=widths[column])
     for i in range(len(result.rows)):
         table.add_row(*(escape(cells[c][i]) for c in shown))
     notes = list(view.notes)
     if hidden:
         notes.append(f"hidden to fit {width} columns: {', '.join(hidden)} (-f json shows every column)")
-    console = _console(file=sys.stdout, width=width or max(_needed(shown, natural), len(plain(view.title))))
+    console = _console(file=sys.stdout, width=width or max(_needed(shown, widths), len(plain(view.title))))
     with console.capture() as captured:
         console.print(table, soft_wrap=False)
-        for note_text in notes:
-            console.print(f"[dim]{_safe(note_text)}[/dim]", soft_wrap=True, highlight=False)
+        for note_text in notes:  # wrapped at the terminal's width, as the table is; one line when piped
+            console.print(f"[dim]{_safe(note_text)}[/dim]", soft_wrap=width is None, highlight=False)
     sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 

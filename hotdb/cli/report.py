@@ -1,7 +1,7 @@
 """Reports: a self-contained HTML page (charts inline as SVG, no network) and Markdown.
 
 Everything shown is computed by the API's SQL (top, its coverage cut, compare, history),
-worded by hotdb/words.py and put in cells as the terminal's tables put them (render.cell);
+worded by hotdb/cli/words.py and put in cells as the terminal's tables put them (render.cell);
 this module only draws (matplotlib, SVG backend) and lays out.
 """
 
@@ -11,9 +11,9 @@ import html
 import io
 from dataclasses import dataclass
 
-from hotdb import words
 from hotdb.api import Hotdb
-from hotdb.render import cell
+from hotdb.cli import words
+from hotdb.cli.render import cell
 from hotdb.result import Result
 
 COVERAGE_PCT = 90.0

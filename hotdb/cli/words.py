@@ -52,6 +52,7 @@ class View:
     title: str
     columns: list[str] | None = None  # shown in a terminal table (all when None)
     notes: list[str] = field(default_factory=list)
+    keep: list[str] | None = None  # never dropped to fit a width (the first two columns when None)
 
 
 TOP_COLUMNS = {
@@ -61,6 +62,8 @@ TOP_COLUMNS = {
              "max_us", "stddev_us", "task_name", "method", "confidence"],
     "op": None,
 }
+# what `top` answers, shown at any width: which task, what it computes, how much it holds
+TOP_KEEP = ["rank", "task_name", "node", "workload", "share_pct", "cumulative_pct"]
 PROJECTED_COLUMNS = ["rank", "task_name", "workload", "time_us", "projected_time_us", "tuned", "reused", "share_pct",
                      "cumulative_pct"]
 ALL_MODELS_COLUMNS = ["rank", "task_name", "workload", "time_us", "calls", "share_pct", "cumulative_pct", "models"]
@@ -80,7 +83,7 @@ def top(result: Result) -> View:
     if f.get("all_models"):
         title = "all models: top by task" + (f", {coverage}" if coverage else "")
         notes = [f"{len(result.rows)} tasks cover {f['reached_pct']:.1f} % of the models' weighted time"] if result.rows else []
-        return View(title, ALL_MODELS_COLUMNS, notes)
+        return View(title, ALL_MODELS_COLUMNS, notes, keep=TOP_KEEP)
     title = f"run {f['run']}: top by {f['by']}" + (", projected" if f.get("projected") else "") + \
         (f", {coverage}" if coverage else "")
     notes = []
@@ -117,7 +120,7 @@ def top(result: Result) -> View:
                         if reused else "") + "; times as projected")
     if f["by"] == "node" and not any(result.column("samples")):  # a profile of one measurement per node
         columns = [c for c in columns if c not in _SAMPLE_COLUMNS]
-    return View(title, columns, notes)
+    return View(title, columns, notes, keep=[c for c in TOP_KEEP if c in (columns or TOP_KEEP)])
 
 
 def missing_artifacts(f: dict) -> list[str]:

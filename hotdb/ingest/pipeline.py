@@ -13,9 +13,10 @@ from pathlib import Path
 
 from hotdb import limits
 from hotdb.errors import HotdbError, ParseError, UsageError
-from hotdb.ingest.base import FOLDER_FILES, Ingestor, Source
-from hotdb.ingest.rows import Parsed
-from hotdb.ingest.warnings import summarise
+from hotdb.ingest.notes import summarise
+from hotdb.ingest.reader import Reader
+from hotdb.ingest.source import FOLDER_FILES, Source
+from hotdb.rows import Parsed
 
 
 @dataclass
@@ -43,20 +44,21 @@ def read(paths: list[str | Path], format_name: str | None = None) -> list[Item]:
 def _read_source(source: Source, format_name: str | None) -> list[Item]:
     """One input: a file of one format, or a pasted text cut into its artifacts (also one
     artifact amid prose that no format recognises whole)."""
-    from hotdb.ingest import REGISTRY, detect, get, paste
+    from hotdb.ingest import REGISTRY, detect, get
+    from hotdb.ingest.paste import blocks as cut
 
     if format_name:
         return [_parse(source, get(format_name))]
-    pieces = paste.split(source, REGISTRY)
+    pieces = cut.split(source, REGISTRY)
     if pieces is None:
         try:
             ingestor = detect(source)
         except ParseError:
-            pieces = paste.split(source, REGISTRY, alone=True)
+            pieces = cut.split(source, REGISTRY, alone=True)
             if pieces is None:
                 raise
         else:
-            pieces = paste.split_repeated(source, ingestor)
+            pieces = cut.split_repeated(source, ingestor)
             if pieces is None:
                 return [_parse(source, ingestor)]
     blocks, note = pieces
@@ -69,9 +71,9 @@ def _read_source(source: Source, format_name: str | None) -> list[Item]:
 def _unrendered(source: Source) -> tuple[Source, str | None]:
     """The text as TVM printed it, when a page, pager or terminal rendered it (unrender.py),
     and a note saying what was undone; a file that shows no rendering is kept as it is."""
-    from hotdb.ingest import paste, unrender
+    from hotdb.ingest.paste import blocks, unrender
 
-    if not paste.is_text(source):
+    if not blocks.is_text(source):
         return source, None
     try:
         text, lines = source.text, source.lines
@@ -86,7 +88,7 @@ def _unrendered(source: Source) -> tuple[Source, str | None]:
                    part=source.part, line_origin=origin), undone.note(source.name))
 
 
-def _parse(source: Source, ingestor: Ingestor) -> Item:
+def _parse(source: Source, ingestor: Reader) -> Item:
     try:
         parsed = ingestor.parse(source)
     except ParseError as exc:

@@ -1,8 +1,5 @@
-"""The contract every format module keeps: `sniff(source) -> bool`, `parse(source) -> Parsed`.
-
-Ingestors never touch the database; the loader (hotdb/store/loader.py) stores what
-they return, in one transaction per ingest.
-"""
+"""An input, read once (`Source`): a file, gzip or not, held or streamed; a folder of known
+files; a block of a pasted text. What every reader reads (reader.py says the contract)."""
 
 from __future__ import annotations
 
@@ -17,12 +14,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
 
 from hotdb import limits
 from hotdb.errors import ParseError
 from hotdb.ingest.lines import encoding_of, stream_lines
-from hotdb.ingest.rows import Parsed
 
 SNIFF_BYTES = 64 * 1024
 
@@ -43,11 +38,11 @@ class Source:
     data: bytes  # all of it; for a streamed file, only its first SNIFF_BYTES; for a folder, nothing
     members: tuple[tuple[str, bytes], ...] = ()
     streamed_size: int | None = None  # set when the file is too large to hold: readers stream it
-    # A block of a pasted text (hotdb/ingest/paste.py): its lines keep the file's numbers
+    # A block of a pasted text (hotdb/ingest/paste/blocks.py): its lines keep the file's numbers
     # (data is padded with the newlines before it), its hash is of its own text.
     digest: str | None = None
     part: str | None = None  # "lines 12-40"
-    # Text whose renderings were undone (hotdb/ingest/unrender.py) and lines joined: the
+    # Text whose renderings were undone (hotdb/ingest/paste/unrender.py) and lines joined: the
     # file's line number of each line, for errors and warnings; None: line i is line i.
     line_origin: tuple[int, ...] | None = None
     # A block's own size in bytes (its text's), where `data` is padded or is the file's head
@@ -323,19 +318,3 @@ def _gunzip(path: Path) -> bytes:
 
 
 MiB_CHUNK = 2**20
-
-
-class Ingestor(Protocol):
-    """One format. Modules in hotdb/ingest/ each define one and register it in __init__.
-
-    Text formats may also say where blocks of their format lie in a pasted text:
-    `blocks(lines) -> [(first, one past last), ...]` (0-based line indexes; paste.py)."""
-
-    name: str  #: what `--input-format` takes, e.g. "debug-table"
-    role: str  #: one of rows.ROLES
-    reads: str  #: one line for `hotdb formats`: what the format is
-    detects: str  #: one line: how sniff recognises it
-
-    def sniff(self, source: Source) -> bool: ...
-
-    def parse(self, source: Source) -> Parsed: ...

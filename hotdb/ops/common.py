@@ -2,7 +2,7 @@
 checks of values every use case takes (against hotdb/choices.py), the parameters of a
 ranking over every model, and storing a live capture (profile and tune both capture).
 
-Every other module of hotdb/ops/ imports this one and no other (tests/test_layers.py).
+Every other module of hotdb/ops/ imports this one and no other (tests/house/test_layers.py).
 """
 
 from __future__ import annotations
@@ -129,8 +129,8 @@ def capture_items(loaded, result, stamp: str) -> list:
     """What a capture stores, as an ingest's items: the profile, the model's IR (Relax
     TVMScript, read by the relax ingestor) and its tasks. `stamp` makes the profile a
     source of its own (its content is its time)."""
-    from hotdb.ingest.base import Source
-    from hotdb.ingest.relax import RelaxScript
+    from hotdb.ingest.ir.relax import RelaxScript
+    from hotdb.ingest.source import Source
 
     now = datetime.now(timezone.utc).isoformat()
     profile_source = Source.from_text(f"capture:{loaded.source}", f"{loaded.source} {now} {stamp}")
@@ -144,8 +144,8 @@ def capture_items(loaded, result, stamp: str) -> list:
 
 def database_item(folder):
     """A MetaSchedule database folder as an ingest's item."""
-    from hotdb.ingest.base import Source
-    from hotdb.ingest.ms_database import MsDatabase
+    from hotdb.ingest.source import Source
+    from hotdb.ingest.tasks.ms_database import MsDatabase
 
     database = Source.read(folder)
     return database, "ms-database", MsDatabase().parse(database)

@@ -33,7 +33,7 @@ def compare(database: Database, run_a: str | list[str] | None = None, run_b: str
         b, label_b = _side(store, run_b)
         if set(a) & set(b):
             raise UsageError(f"{label_a} and {label_b} share a run: compare two different sets of runs")
-        from hotdb.stats import register
+        from hotdb.ops.stats import register
 
         register(store.con)
         result = query(store, "compare", {"a_runs": a, "b_runs": b, "by": _ITEMS.get(by, by), "threshold_pct": threshold,

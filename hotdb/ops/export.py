@@ -179,7 +179,7 @@ def _ms_tasks(rows: list[dict], names: list[str]) -> dict:
 def filter_log(path: Path, selection: list[dict], tuner: str) -> list[str]:
     """Lines of a tuning log (not ingested) that belong to the selected tasks, unchanged."""
     from hotdb.ingest import get
-    from hotdb.ingest.base import Source
+    from hotdb.ingest.source import Source
 
     source = Source.read(path)
     parsed = get("ansor-log" if tuner == "auto_scheduler" else "autotvm-tasks").parse(source)

@@ -1,4 +1,4 @@
-"""Ingest: files of one build of one model, parsed first (ingest/files.py), then stored in
+"""Ingest: files of one build of one model, parsed first (ingest/pipeline.py), then stored in
 one transaction (store/loader.py) or as new lake files (store/lake.py)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ def ingest(database: Database, paths: list[str | Path], *, model: str | None = N
            run: str | list[str] | None = None, input_format: str | None = None, tags: dict[str, str] | None = None):
     """Parse every file first (nothing is written if one fails), then store them all as one
     build of `model` (default: the first file's name up to its first dot)."""
-    from hotdb.ingest import files
+    from hotdb.ingest import pipeline
 
-    items = [(item.source, item.format, item.parsed) for item in files.read(paths, input_format)]
-    return database.load(model or files.default_model_name(paths), items, run_label=run, tags=tags)
+    items = [(item.source, item.format, item.parsed) for item in pipeline.read(paths, input_format)]
+    return database.load(model or pipeline.default_model_name(paths), items, run_label=run, tags=tags)

@@ -5,7 +5,7 @@
 2. Its coverage cut selects MetaSchedule tasks (queries/commands/export_selection.sql).
 3. MetaSchedule tunes those tasks only, in a process of its own, under hotdb's task
    scheduler: the hottest first, each batch joined (its records stored) as soon as it is
-   measured (capture/tuning.py, capture/scheduler.py). It starts warm: from the best
+   measured (capture/tune/driver.py, capture/tune/scheduler.py). It starts warm: from the best
    records hotdb holds for the same workloads and target, from any model or run
    (queries/commands/warm_records.sql), and from the cost model the last tune for the
    target left.
@@ -44,7 +44,7 @@ from hotdb.store.database import Database, query, value
 # took 10-15 s idle and 37-39 s beside two busy processes, where MetaSchedule's default of
 # 30 s failed every trial (bench/README.md, "Tuning on a busy machine"), most of it each
 # fresh worker's import of TVM's intrinsics, which hotdb's kept workers make once, outside
-# the limit (capture/builder.py); one ResNet-18 candidate alone still took ~50 s to build
+# the limit (capture/tune/builder.py); one ResNet-18 candidate alone still took ~50 s to build
 # (bench/tune_builder.py). Running one took about 1 s.
 BUILD_TIMEOUT_S = 120.0
 RUN_TIMEOUT_S = 60.0
@@ -87,7 +87,7 @@ def tune(database: Database, model: str, *, coverage: float = 90.0, trials: int 
             job.tuner.close()
         # the database once, as it stands after the last round (or the failed first one):
         # every record stored once, under the model's own tasks
-        from hotdb.capture.tuning import RECORDS, WORKLOADS
+        from hotdb.capture.tune.driver import RECORDS, WORKLOADS
 
         if all((job.work / name).is_file() and (job.work / name).stat().st_size for name in (RECORDS, WORKLOADS)):
             database.load(job.model_name, [database_item(job.work)])
@@ -155,7 +155,7 @@ class _Job:
     rounds: list[_Round] = field(default_factory=list)
     apply: object = None
     failed_cause: str | None = None  # why the tuner stopped early, when it failed
-    tuner: object = None  # the tuner process, kept for the rounds (capture/tuning.py: Tuner)
+    tuner: object = None  # the tuner process, kept for the rounds (capture/tune/driver.py: Tuner)
     untuned: dict = field(default_factory=dict)  # task -> (structural hash, us a call in the baseline)
 
     @property
@@ -228,7 +228,7 @@ def select(database: Database, run_id: int, coverage: float, share_of: str) -> l
 def plan(chosen: list[dict], trials: int, per_task_max: int | None):
     """The tasks a round tunes (`select`'s) and their weights: each task weighted by its own
     kernels' share of runtime, `trials` among them."""
-    from hotdb.capture.tuning import TunePlan
+    from hotdb.capture.tune.driver import TunePlan
 
     if not chosen:
         raise UsageError("the coverage cut selects no MetaSchedule task of this run; profile the model "
@@ -271,7 +271,7 @@ def warm_records(database: Database, chosen: list[dict], target_json: str | None
 
 def _next_round(job: _Job) -> str | None:
     """Select, size and run one round; why the rounds end after it, or None to go on."""
-    from hotdb.capture.tuning import cost_model_path
+    from hotdb.capture.tune.driver import cost_model_path
 
     chosen = select(job.database, job.current[0], job.coverage, job.share_of)
     size = _round_size(job, len(chosen))
@@ -292,13 +292,13 @@ def _next_round(job: _Job) -> str | None:
 def _run_round(job: _Job, tune_plan):
     """Tune `tune_plan`, apply the database and re-profile as the round's run; the outcome.
     TuneFailed when no trial of the first round measured a time."""
-    from hotdb.capture import tuning
+    from hotdb.capture.tune import driver
 
     round_started = time.monotonic()
     # the tuner stops in time for the round's re-profile to end by the deadline
     deadline = job.deadline - job.reserve_s if job.deadline is not None else None
-    job.tuner = job.tuner or tuning.Tuner()
-    outcome = tuning.tune(tune_plan, job.work, tuner=job.tuner, progress=job.progress, notify=job.notify,
+    job.tuner = job.tuner or driver.Tuner()
+    outcome = driver.tune(tune_plan, job.work, tuner=job.tuner, progress=job.progress, notify=job.notify,
                           inform=job.inform, deadline=deadline)
     job.remaining -= outcome.trials
     for kind, n in outcome.failures.items():
@@ -307,7 +307,7 @@ def _run_round(job: _Job, tune_plan):
         raise _failed(outcome, tune_plan, job.work)
     job.trial_s = (time.monotonic() - round_started) / outcome.trials if outcome.trials else job.trial_s
     profile_started = time.monotonic()
-    job.apply = tuning.applier(job.work, job.target, job.untuned)
+    job.apply = driver.applier(job.work, job.target, job.untuned)
     tags = {"tuned_from": job.current[1], "round": str(len(job.rounds) + 1), "tasks": ",".join(tune_plan.task_names),
             "trials": str(outcome.trials), "valid_trials": str(outcome.valid), "coverage_pct": f"{job.coverage:g}"}
     if not outcome.finished or outcome.deadline_reached:
@@ -402,7 +402,7 @@ def _summary(job: _Job, stopped: str | None, seconds: float) -> Result:
     """The baseline against the last round's run (queries/commands/tune_compare.sql), with
     what the rounds did as facts."""
     rounds, tuned = job.rounds, {n for r in job.rounds for n in r.tasks}
-    from hotdb.stats import register
+    from hotdb.ops.stats import register
 
     with job.database.reader() as store:
         register(store.con)

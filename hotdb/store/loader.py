@@ -16,8 +16,10 @@ from hotdb import limits
 from hotdb.duck import scratch
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.failpoints import failpoint
-from hotdb.ingest.base import Source
-from hotdb.ingest.rows import (
+from hotdb.ingest.source import Source
+from hotdb.limits import MiB
+from hotdb.resources import sql
+from hotdb.rows import (
     CALL_COLUMNS,
     SIGNATURE_COLUMNS,
     ArrowRows,
@@ -35,8 +37,6 @@ from hotdb.ingest.rows import (
     node_frame,
     row_frame,
 )
-from hotdb.limits import MiB
-from hotdb.resources import sql
 from hotdb.store.connection import Store, rollback
 from hotdb.store.rematch import rematch_models, rematch_runs
 from hotdb.version import __version__

@@ -1,6 +1,6 @@
 -- Store a debug dump's signatures (the view _node_file: whole rows the dump reader wrote
 -- in node order, each with its signature_id and whether it is the signature's first,
--- hotdb/ingest/dump_read.py) as node_signatures rows. hotdb/store/loader.py:
+-- hotdb/ingest/profile/debug_dump_duckdb.py) as node_signatures rows. hotdb/store/loader.py:
 -- _insert_node_file.
 --
 -- @param run_id  the run

@@ -1,4 +1,4 @@
--- The debug dump reader (hotdb/ingest/dump_read.py): the graph dump's nodes, one row each,
+-- The debug dump reader (hotdb/ingest/profile/debug_dump_duckdb.py): the graph dump's nodes, one row each,
 -- in file order (a node's rowid is its index in "nodes"). read_json with the columns given
 -- parses the document into them directly: from_json over read_json_objects held the
 -- parsed document and its struct at once (a 57 MiB dump: 758 MiB, 507 MiB so, on one

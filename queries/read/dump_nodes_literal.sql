@@ -1,4 +1,4 @@
--- The debug dump reader (hotdb/ingest/dump_read.py): the graph dump's nodes, one row each,
+-- The debug dump reader (hotdb/ingest/profile/debug_dump_duckdb.py): the graph dump's nodes, one row each,
 -- in file order, of a graph TVM <= 0.6 wrote as a JSON string literal holding the JSON
 -- (dump_nodes.sql reads the others). The document is parsed once
 -- (MATERIALIZED: an unnest of a function of it would parse it again per chunk of rows).

@@ -1,4 +1,4 @@
--- The debug dump reader's result: every kernel run as a whole node row (rows.py:
+-- The debug dump reader's result: every kernel run as a whole node row (hotdb/rows/lists.py:
 -- node_schema()), in execution order, to a Parquet file the loader reads: the run's own
 -- columns, and those of its signature (the registered table dump_signature_rows, one row
 -- per signature, made by Python). A run's stored signature is its kernel's and its node's

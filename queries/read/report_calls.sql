@@ -1,4 +1,4 @@
--- The large-file report reader (hotdb/ingest/bulk.py), scan 1: every call's per-call
+-- The large-file report reader (hotdb/ingest/profile/report/streamed_csv.py), scan 1: every call's per-call
 -- columns, checked, in file order (a call's rowid is its node index).
 -- Placeholders (the reader fills them from the report's header, quoted): {signature}, an
 -- expression hashing the signature columns; {duration}, {count}, {device}: the columns

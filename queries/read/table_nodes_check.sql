@@ -1,4 +1,4 @@
--- A debug table too large to hold (hotdb/ingest/debug_table.py), as its reader wrote it
+-- A debug table too large to hold (hotdb/ingest/profile/debug_table.py), as its reader wrote it
 -- (whole node rows, in order): how many names have two first outputs (a name that came
 -- again after other nodes: its output indexes are counted again, table_nodes_recount.sql),
 -- and the sum of the first outputs' times (a node with several outputs is printed once

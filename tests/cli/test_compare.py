@@ -2,23 +2,8 @@
 
 from __future__ import annotations
 
-import random
-from pathlib import Path
-
 import pytest
-
-from hotdb.examples import make_vgg16 as gen
-
-
-def write_run(path, slow_factor: float, seed: int):
-    rng = random.Random(16)  # the same network and kernel speeds as the example
-    calls = gen.build_calls(rng)
-    funcs = gen.name_kernels(calls, "tvmgen_default_")
-    nodes = gen.node_names(funcs)
-    slow = next(c for c in calls if c.shape_key == (256, 512, 28))  # conv4_1, one call
-    slow.time_us *= slow_factor
-    path.write_text(gen.debug_table(calls, funcs, nodes, random.Random(seed), measurements=True, repeats=5))
-    return path
+from helpers import DATA, write_run
 
 
 @pytest.fixture
@@ -125,7 +110,7 @@ def test_runtime_time_on_one_side_only_is_not_judged_added_or_removed(cli, tmp_p
     """A VM builtin, or the runtime's overhead (a live capture leaves it out where the whole
     run less its kernels came to <= 0), present in one run only: not a kernel, so never
     'added' or 'removed', whatever the noise made of it."""
-    plain = (Path(__file__).parent / "data" / "profile-report" / "resnet50_nhwc.report.csv").read_text()
+    plain = (DATA / "profile-report" / "resnet50_nhwc.report.csv").read_text()
     with_builtin = plain + '"float32[1, 1000]",1,"cpu0",12.5,"0","vm.builtin.alloc_storage",0.05,"","","","","",""\n'
     (tmp_path / "a.csv").write_text(with_builtin)
     (tmp_path / "b.csv").write_text(plain)

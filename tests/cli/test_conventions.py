@@ -11,14 +11,13 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from helpers import DATA, ROOT
 
-from hotdb import stats
-from hotdb.docs import generate, normalised
+from hotdb.cli.docs import generate, normalised
 from hotdb.ingest import REGISTRY
-from hotdb.store.resources import query_files
+from hotdb.ops import stats
+from hotdb.resources import query_files
 from hotdb.store.sqlfiles import read_view
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def imported_modules(*args: str, cwd: Path) -> set[str]:
@@ -33,7 +32,7 @@ def test_help_and_top_never_import_tvm(tmp_path, vgg16):
                     vgg16["tasks"]], check=True, capture_output=True, timeout=120)
     for args in (["--help"], ["--db", str(db), "top"], ["--db", str(db), "top", "--coverage", "90", "-f", "json"]):
         modules = imported_modules(*args, cwd=tmp_path)
-        assert "hotdb.cli" in modules
+        assert "hotdb.cli.app" in modules
         assert not {m for m in modules if m == "tvm" or m.startswith("tvm.") or m.startswith("tvm_ffi")}, args
 
 
@@ -82,7 +81,7 @@ def test_usage_errors_exit_1_without_traceback(cli, vgg16, tmp_path):
     unknown.write_text("hello\n")
     result = cli("ingest", unknown)
     assert result.code == 1 and "format not recognised" in result.err and "Traceback" not in result.err
-    two = cli("ingest", vgg16["table"], Path(__file__).parent / "data/debug-table/vgg16_tvm09/vgg16.debug_table.txt",
+    two = cli("ingest", vgg16["table"], DATA / "debug-table/vgg16_tvm09/vgg16.debug_table.txt",
               "--run", "only-one")
     assert two.code == 1 and "1 run labels for 2 profiles" in two.err
 
@@ -132,7 +131,7 @@ def test_views_carry_their_documentation(cli, db, vgg16):
 def test_reference_docs_are_generated_from_what_they_describe():
     for page, text in generate().items():
         committed = (ROOT / "docs" / page).read_text()
-        assert normalised(committed) == normalised(text), f"docs/{page} is stale: run python -m hotdb.docs"
+        assert normalised(committed) == normalised(text), f"docs/{page} is stale: run python -m hotdb.cli.docs"
 
 
 def test_non_editable_install_finds_its_sql(tmp_path, vgg16):
@@ -152,7 +151,7 @@ def test_non_editable_install_finds_its_sql(tmp_path, vgg16):
     subprocess.run([py, "-m", "pip", "install", "--no-deps", "--force-reinstall", wheel], check=True,
                    capture_output=True, timeout=300)
     env = {**os.environ, "PYTHONPATH": ""}
-    where = subprocess.run([py, "-c", "import hotdb.store.resources as r; print(r.sql_dir('schema'))"],
+    where = subprocess.run([py, "-c", "import hotdb.resources as r; print(r.sql_dir('schema'))"],
                            cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     assert "site-packages/hotdb/_sql/schema" in where.stdout
     hotdb = venv / "bin" / "hotdb"

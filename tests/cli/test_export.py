@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_matching import expected_minimal_tasks
+from helpers import expected_minimal_tasks
 
 
 def test_autotvm_log_export_is_exactly_the_selected_records(cli, tmp_path, vgg16):
@@ -55,7 +55,7 @@ def test_selection_as_data(cli, vgg16):
 
 
 def test_all_models_counts_shared_workloads_once_with_weighted_time(cli, vgg16):
-    from conftest import DATA
+    from helpers import DATA
     cli("ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "a")
     cli("ingest", DATA / "debug-dump/vgg16/tvmdbg_vgg16", vgg16["relay"], vgg16["tasks"], "--model", "b")
     per_model = {m: {r["workload"]: r["time_us"] for r in cli("top", "--model", m, "-f", "json").json()} for m in "ab"}

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import table_counts
-from test_store_lake import here
+from helpers import DATA, here, table_counts
 
 MiB = 2**20
 
@@ -204,7 +203,7 @@ def test_a_full_disk_is_a_one_line_error_and_loses_nothing(tmp_path, vgg16):
     db = tmp_path / "db.duckdb"
     run("--db", db, "ingest", vgg16["table"], vgg16["relay"], vgg16["tasks"], "--model", "m", "--run", "first")
     before = table_counts(db)
-    result, _ = run("--db", db, "ingest", Path(__file__).parent / "data" / "debug-dump"
+    result, _ = run("--db", db, "ingest", DATA / "debug-dump"
                     / "vgg16" / "tvmdbg_vgg16", "--model", "m", "--run", "second", preexec=_small_files(8 * 1024))
     if result.returncode == 0:
         pytest.skip("the ingest fitted in the file's current size")
@@ -258,7 +257,7 @@ def test_sql_can_neither_write_nor_attach(tmp_path, vgg16):
 
 def test_every_documented_view_reads_through_sql(tmp_path, vgg16):
     """The lockdown leaves reading alone: each public view, from a file and from a lake."""
-    from hotdb.store.resources import query_files
+    from hotdb.resources import query_files
     from hotdb.store.sqlfiles import read_view
 
     db, lake = tmp_path / "db.duckdb", tmp_path / "lake"
@@ -399,7 +398,7 @@ def test_raising_the_file_limit_lets_a_larger_folder_through(tmp_path, vgg16):
     assert not db.exists()
     one_line_error(run("--db", db, "ingest", folder, "--model", "m", env={"HOTDB_MAX_FILES": "10"})[0], 0)
     assert table_counts(db)["runs"] == 1
-    dump = Path(__file__).parent / "data" / "debug-dump" / "vgg16" / "tvmdbg_vgg16"  # a dump folder is one input
+    dump = DATA / "debug-dump" / "vgg16" / "tvmdbg_vgg16"  # a dump folder is one input
     one_line_error(run("--db", db, "ingest", dump, "--model", "d", env={"HOTDB_MAX_FILES": "1"})[0], 0)
 
 
@@ -458,7 +457,7 @@ def _lake_runs(lake) -> list[str]:
 
 
 def test_two_compactions_a_writer_and_a_reader_at_once_list_every_run_once(tmp_path, vgg16):
-    from test_store_lake import start
+    from helpers import start
 
     lake = tmp_path / "lake"
     first, second, third, late = _profiles(tmp_path, vgg16, ["r1", "r2", "r3", "late"])
@@ -539,7 +538,7 @@ def test_a_report_cut_while_it_is_streamed_is_a_one_line_error(tmp_path):
     """DuckDB scans a streamed report twice: a file cut between the scans (a copy still
     being written, a disk filling up) fails in the second, said in one line."""
     report = tmp_path / "report.csv"
-    report.write_bytes((Path(__file__).parent / "data" / "profile-report" / "resnet50_nhwc.report.csv").read_bytes())
+    report.write_bytes((DATA / "profile-report" / "resnet50_nhwc.report.csv").read_bytes())
     env = {**os.environ, "HOTDB_STREAM_BYTES": "1000", "HOTDB_FAILPOINT": "report-scanned", "HOTDB_FAILPOINT_SLEEP": "3"}
     proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(tmp_path / "db.duckdb"), "ingest", str(report),
                              "--model", "m"], stderr=subprocess.PIPE, text=True, env=env)

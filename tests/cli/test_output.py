@@ -12,13 +12,12 @@ import os
 import pty
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import DATA, ROOT
 
-from hotdb.cli import CompareBy, ExportFormat, hoisted
+from hotdb.cli.app import CompareBy, ExportFormat, hoisted
 
-DATA = Path(__file__).parent / "data"
 TVM09_TABLE = DATA / "debug-table" / "vgg16_tvm09" / "vgg16.debug_table.txt"
 
 
@@ -116,22 +115,57 @@ def test_global_options_before_or_after_the_command(cli, vgg16, db, tmp_path):
     assert hoisted(["--db", "x", "top", "--lake", "y", "--debug"]) == ["--db", "x", "--lake", "y", "--debug", "top"]
 
 
-def test_tables_fit_the_terminal_one_line_per_row(two_runs, monkeypatch):
+def _rows_of(out: str, columns: list[str]) -> list[dict[str, str]]:
+    """A terminal table read back: each row's cells, its wrapped lines joined (a row starts
+    where its first cell is filled)."""
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("┃"))
+    bounds = [i for i, ch in enumerate(header) if ch == "┃"]
+    names = [header[a + 1:b].strip() for a, b in zip(bounds, bounds[1:])]
+    rows: list[dict[str, list[str]]] = []
+    for line in lines:
+        if not line.startswith("│"):
+            continue
+        cells = [line[a + 1:b].strip() for a, b in zip(bounds, bounds[1:])]
+        if cells[0]:
+            rows.append({name: [] for name in names})
+        for name, text in zip(names, cells):
+            if text:
+                rows[-1][name].append(text)
+    return [{name: " ".join(parts) for name, parts in row.items()} for row in rows]
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_tables_fit_the_terminal_with_names_and_keys_whole(two_runs, monkeypatch, width):
+    """Task names and workload keys wrap onto more lines, never cut: read back, each is
+    whole. `top` keeps rank, task, workload, share and cumulative at any width, and says
+    which columns it hid (the details first: docs/design.md, Output)."""
     cli = two_runs
     rows = cli("top", "-f", "json").json()
-    for width in (80, 120):
-        monkeypatch.setenv("COLUMNS", str(width))
-        out = cli("top").out
-        body = [line for line in out.splitlines() if line.startswith("│")]
-        assert len(body) == len(rows)  # one line per row
-        assert all(len(line) <= width for line in out.splitlines() if line[:1] in "┏┃┡│└")
-        for line, row in zip(body, rows):  # numbers whole, in the rank's row
-            assert f"{row['time_us']:,.1f}" in line and f" {row['rank']} " in line
-        assert "hidden to fit" in out and "workload" in out.split("hidden to fit")[1]
-    monkeypatch.delenv("COLUMNS")
+    monkeypatch.setenv("COLUMNS", str(width))
+    out = cli("top").out
+    assert all(len(line) <= width for line in out.splitlines() if line[:1] in "┏┃┡│└")
+    shown = _rows_of(out, ["rank", "task_name", "workload", "share_pct", "cumulative_pct"])
+    assert len(shown) == len(rows)
+    squeeze = lambda text: text.replace(" ", "")  # noqa: E731 (a word folded mid-way loses no character)
+    for got, row in zip(shown, rows):
+        assert got["rank"] == str(row["rank"]) and squeeze(got["task_name"]) == squeeze(row["task_name"])
+        assert squeeze(got["workload"]) == squeeze(row["workload"])
+        assert got["share_pct"] == f"{row['share_pct']:.1f}" and got["cumulative_pct"] == f"{row['cumulative_pct']:.1f}"
+        if "time_us" in got:
+            assert got["time_us"] == f"{row['time_us']:,.1f}"
+    hidden = out.split("hidden to fit")[1] if "hidden to fit" in out else ""
+    assert "workload_tasks" in hidden and "methods" in hidden
+    assert ("time_us" in hidden) == (width < 100)
+
+
+def test_a_piped_table_takes_its_own_width(two_runs, monkeypatch):
+    cli = two_runs
+    rows = cli("top", "-f", "json").json()
+    monkeypatch.delenv("COLUMNS", raising=False)
     piped = cli("top").out  # no terminal, no COLUMNS: the table's own width, no trailing spaces
     assert all(line == line.rstrip() for line in piped.splitlines())
-    assert "hidden to fit" not in piped and rows[0]["workload"] in piped
+    assert "hidden to fit" not in piped and all(row["workload"] in piped for row in rows)
 
 
 @pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
@@ -169,3 +203,11 @@ def test_version_and_completion():
                            env={**os.environ, "_HOTDB_COMPLETE": "complete_bash", "COMP_WORDS": "hotdb export --to a",
                                 "COMP_CWORD": "3"})
     assert set(words.stdout.split()) == {"autotvm-log", "autotvm-tasks", "ansor-log"}
+
+
+def test_the_order_columns_are_dropped_in_is_the_one_design_md_says():
+    from hotdb.cli.render import DROP_DETAILS, DROP_THEN
+
+    text = " ".join((ROOT / "docs" / "design.md").read_text().split("## Output")[1].split("## ")[0].split())
+    assert f"({', '.join(DROP_DETAILS)})" in text.replace("`", "").replace("( ", "(")
+    assert ", ".join(DROP_THEN) in text.replace("`", "")

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 import pytest
-from test_cli_compare import write_run
+from helpers import write_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -1,5 +1,5 @@
 """The README's examples are produced, not written: its command blocks are what the
-commands print now (`python -m hotdb.docs` rewrites them), its main job's block keeps
+commands print now (`python -m hotdb.cli.docs` rewrites them), its main job's block keeps
 its words when captured again, and its Python snippet runs."""
 
 from __future__ import annotations
@@ -8,20 +8,20 @@ import contextlib
 import io
 import os
 import re
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-from hotdb.docs import _LIVE, normalised, readme_markdown, skeleton
+from hotdb.cli.docs import _LIVE, normalised, readme_markdown, skeleton
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = ROOT / "README.md"
 
 
 def test_the_readme_command_blocks_are_what_the_commands_print():
     text = README.read_text()
     assert "<!-- run: " in text and "<!-- run-live: " in text
     assert normalised(readme_markdown(text, live=False)) == normalised(text), \
-        "README.md is stale: run python -m hotdb.docs"
+        "README.md is stale: run python -m hotdb.cli.docs"
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import DATA, table_counts
+from helpers import DATA, table_counts
 
 CORPUS = DATA / "bad"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
@@ -44,3 +44,26 @@ def test_bad_input(cli, db, seeded, case):
     assert case["file"] in err and case["expected"] in err, err
     assert "Traceback" not in err
     assert table_counts(db) == before
+
+
+# --- one malformed file each of formats that came later: graph JSON, AutoTVM v0.1, Relax
+MALFORMED = {
+    "graph.json": ('{"nodes": [{"op": "tvm_op", "name": "k", "attrs": {"func_name": "k"}, "inputs": [[5, 0, 0]]}], '
+                   '"arg_nodes": [], "attrs": {"shape": ["list_shape", [[1, 2]]]}, "node_row_ptr": [0, 1]}', "shape list"),
+    "v01.log": ('{"i": ["llvm", "topi_nn_conv2d", [["TENSOR", [1, 3, 8, 8], "float32"]], {}, "not a list", {}], "r": [[1e-3], 0, 1.0, 1], "v": 0.1}\n',
+                "expected i = [target"),
+    "bad.relax.py": ('@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 3), dtype="float32")) -> R.Tensor((1, 3), dtype="float32"):\n'
+                     '        lv: R.Tensor((1, 3), dtype="float32") = R.nn.relu(x\n', "bad.relax.py:5"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_malformed_issue3_formats(cli, db, tmp_path, vgg16, name):
+    cli("ingest", vgg16["table"], "--model", "m")
+    before = table_counts(db)
+    text, message = MALFORMED[name]
+    path = tmp_path / name
+    path.write_text(text)
+    result = cli("ingest", path, "--model", "m")
+    assert result.code == 1 and message in result.err.replace("\n", ""), result.err
+    assert "Traceback" not in result.err and table_counts(db) == before

@@ -7,13 +7,13 @@ import gzip
 import re
 
 import pytest
-from conftest import parse
+from helpers import parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hotdb.errors import ParseError
 from hotdb.ingest import REGISTRY, detect
-from hotdb.ingest.base import Source
+from hotdb.ingest.source import Source
 
 
 def test_every_format_is_detected(vgg16):
@@ -24,7 +24,7 @@ def test_every_format_is_detected(vgg16):
 def test_every_format_says_its_role_in_the_one_vocabulary():
     """rows.ROLES is the one list of roles: every format uses one, and the stored column's
     documentation names each."""
-    from hotdb.ingest.rows import ROLES
+    from hotdb.rows import ROLES
     from hotdb.store.connection import Store
 
     assert {ingestor.role for ingestor in REGISTRY} <= set(ROLES)
@@ -49,7 +49,7 @@ def test_random_bytes_raise_only_parse_errors(tmp_path_factory, data):
 
 
 def test_every_public_sample_ingests_by_detection(cli, db):
-    from conftest import SAMPLES
+    from helpers import SAMPLES
     files = sorted(p for p in SAMPLES.glob("*") if p.suffix != ".md") if SAMPLES.exists() else []
     if not files:
         pytest.skip(f"public samples not found in {SAMPLES}")

@@ -9,13 +9,13 @@ import itertools
 import os
 
 import pytest
-from conftest import DATA
+from helpers import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hotdb.errors import ParseError
 from hotdb.examples import example_files
-from hotdb.ingest import REGISTRY, files
+from hotdb.ingest import REGISTRY, pipeline
 from hotdb.store.connection import Store
 from hotdb.store.loader import load
 
@@ -77,7 +77,7 @@ def only_parse_errors(store, path, data: bytes, fmt=None) -> None:
     """Read as `hotdb ingest` does (detection, pasted texts cut into their artifacts), then store."""
     path.write_bytes(data)
     try:
-        items = files.read([path], fmt)
+        items = pipeline.read([path], fmt)
         load(store, next(MODELS), [(item.source, item.format, item.parsed) for item in items])
     except ParseError:
         pass
@@ -102,14 +102,14 @@ def test_random_bytes_forced_format(store, tmp_path, fmt, data):
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=edits)
 def test_mutated_large_reports_raise_only_parse_errors(store, tmp_path, monkeypatch, name, edits):
-    """The same mutations through the large-file reader (DuckDB's readers, bulk.py)."""
+    """The same mutations through the large-file reader (DuckDB's readers, ingest/profile/report/streamed_csv.py)."""
 
     monkeypatch.setenv("HOTDB_STREAM_BYTES", str(1))
     seed = SEEDS[name].read_bytes()
     only_parse_errors(store, tmp_path / SEEDS[name].name, mutate(seed, edits), "profile-report")
 
 
-# Renderings a page, a pager or a terminal applies (what hotdb/ingest/unrender.py undoes),
+# Renderings a page, a pager or a terminal applies (what hotdb/ingest/paste/unrender.py undoes),
 # composed at random over pasted artifacts, before the byte mutations.
 RENDERINGS = {
     "curly": lambda t: t.replace("'", "\u2019").replace('"', "\u201d"),

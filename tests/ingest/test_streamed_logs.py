@@ -9,22 +9,19 @@ The real files are read where ../shared/real holds them (HOTDB_REAL), never copi
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-from conftest import stored_rows
+from helpers import DATA, REAL, ROOT, stored_rows
 
+from hotdb import rows
 from hotdb.api import Hotdb
 from hotdb.errors import ParseError
 from hotdb.examples import example_files
-from hotdb.ingest import rows
-from hotdb.ingest.base import Source
+from hotdb.ingest.source import Source
 
-DATA = Path(__file__).parent / "data"
-REAL = Path(os.environ.get("HOTDB_REAL", Path(__file__).resolve().parents[2] / "shared" / "real"))
 REAL_FOLDERS = ("autotvm-log", "ansor-log", "autotvm-tasks", "tophub")
-# read whole, these are cut as pastes or unrendered (files.py), which a streamed file never is
+# read whole, these are cut as pastes or unrendered (hotdb/ingest/pipeline.py), which a streamed file never is
 PASTES = {"vgg16_ansor_run_together.txt", "vgg16_autotvm_tvm06_run_together.txt"}
 TABLES = {"sources": "SELECT path, format, role, content_sha256, size_bytes, row_count, warnings FROM sources",
           "tasks": "SELECT * EXCLUDE (source_id) FROM tasks ORDER BY task_index",
@@ -57,7 +54,7 @@ def _real_files() -> list[Path]:
 
 
 def _data_files() -> list[Path]:
-    made = sorted(p for p in (DATA / "fallback" / "made").iterdir() if p.name not in PASTES)
+    made = sorted(p for p in (DATA / "ansor-fallback" / "made").iterdir() if p.name not in PASTES)
     return [DATA / "autotvm-tasks" / "listing.txt", DATA / "ansor-tasks" / "small_nhwc.txt",
             *example_files("vgg16")[2:4], *made]
 
@@ -74,7 +71,7 @@ def test_real_files_store_the_same_rows_whole_and_streamed(tmp_path, monkeypatch
     files = _real_files()
     if not files:
         pytest.skip(f"no real tuning logs or task printouts in {REAL} (set HOTDB_REAL to the shared/real folder)")
-    manifest = json.loads((Path(__file__).parent / "real_corpus.json").read_text())["files"]
+    manifest = json.loads((ROOT / "tests" / "real_corpus.json").read_text())["files"]
     compared, refused = [], []
     for n, path in enumerate(files):
         folder = tmp_path / str(n)

@@ -6,26 +6,23 @@ Arrow chunks (rows.ArrowRows, rows.Samples) made small, so that rows cross them.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
-from conftest import stored_rows
+from helpers import DATA, REAL, stored_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hotdb import rows
 from hotdb.api import Hotdb
 from hotdb.errors import ParseError
 from hotdb.examples import example_files
-from hotdb.ingest import rows
-from hotdb.ingest.base import Source
-from hotdb.ingest.debug_table import DebugTable
 from hotdb.ingest.lines import encoding_of, stream_lines
+from hotdb.ingest.profile.debug_table import DebugTable
+from hotdb.ingest.source import Source
 
-DATA = Path(__file__).parent / "data"
 # real files (TVM's docs, users' posts) lie in ../shared/real/: read where they are, never copied here
-REAL = Path(os.environ.get("HOTDB_REAL", Path(__file__).resolve().parents[2] / "shared" / "real"))
 LOGS = [DATA / "debug-log" / "vgg16.runtime07.log", DATA / "debug-log" / "vgg16.executor08.log"]
 TABLES = {"sources": "SELECT path, format, role, content_sha256, size_bytes, row_count, warnings FROM sources",
           "nodes": "SELECT * EXCLUDE (run_id) FROM nodes ORDER BY node_index",
@@ -253,7 +250,7 @@ def test_a_streamed_insert_sets_duckdbs_pool_and_threads_back(tmp_path, monkeypa
     """The loader inserts a stream of rows with DuckDB's buffer pool lowered (the blocks it
     writes would stay cached there, memory growing with the rows) and one thread: both are
     what they were once the rows are stored."""
-    from hotdb.ingest import files
+    from hotdb.ingest import pipeline
     from hotdb.store.connection import Store
     from hotdb.store.loader import load
 
@@ -263,7 +260,7 @@ def test_a_streamed_insert_sets_duckdbs_pool_and_threads_back(tmp_path, monkeypa
     monkeypatch.setenv("HOTDB_MEMORY_LIMIT", "200MiB")
     path = tmp_path / "vgg16.relay.txt"
     path.write_text(relay_text())
-    items = [(item.source, item.format, item.parsed) for item in files.read([path], None)]
+    items = [(item.source, item.format, item.parsed) for item in pipeline.read([path], None)]
     settings = "SELECT current_setting('memory_limit'), current_setting('threads')"
     with Store(tmp_path / "db.duckdb") as store:
         store.con.execute("SET threads = 3")
@@ -292,12 +289,12 @@ def test_a_streamed_file_of_several_tables_stores_a_run_each_as_read_whole(tmp_p
 
 
 def test_a_held_text_too_large_for_a_paste_is_cut_into_its_tables(tmp_path, monkeypatch):
-    from hotdb.ingest import paste
+    from hotdb.ingest.paste import blocks
 
     path = _tables_between_prose(tmp_path)
     db = tmp_path / "paste.duckdb"
     Hotdb(db).ingest([path], model="m")
-    monkeypatch.setattr(paste, "MAX_PASTE_BYTES", 100)  # held whole, but no paste: cut by split_repeated
+    monkeypatch.setattr(blocks, "MAX_PASTE_BYTES", 100)  # held whole, but no paste: cut by split_repeated
     db2 = tmp_path / "large.duckdb"
     Hotdb(db2).ingest([path], model="m")
     assert stored(db) == stored(db2)

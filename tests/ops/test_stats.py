@@ -1,4 +1,4 @@
-"""Student's t for compare (hotdb/stats.py): the 95 % critical value and the two-sided
+"""Student's t for compare (hotdb/ops/stats.py): the 95 % critical value and the two-sided
 p-value agree with each other and with the textbook table."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hotdb.stats import t_p, t_quantile
+from hotdb.ops.stats import t_p, t_quantile
 
 
 def test_textbook_values():

@@ -10,32 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import DATA, table_counts
-
-
-def expected_minimal_tasks(truth, table_path, coverage):
-    """The right answer computed from the truth alone: node times summed per task
-    (task name + args), ranked, the shortest prefix reaching `coverage` % of all time."""
-    lines = table_path.read_text().splitlines()
-    times = {}
-    for line in lines[2:]:
-        cells = line.split()
-        if cells and cells[0] != "Total_time":
-            times[cells[0]] = float(cells[2])
-    total = sum(times.values())
-    per_task = {}
-    for row in truth:
-        if row["task_name"]:
-            key = (row["task_name"], json.dumps(row["task_args"]))
-            per_task[key] = per_task.get(key, 0.0) + times[row["node"]]
-    ranked = sorted(per_task.items(), key=lambda kv: -kv[1])
-    chosen, covered = [], 0.0
-    for key, t in ranked:
-        if covered >= coverage:
-            break
-        chosen.append(key)
-        covered += 100 * t / total
-    return chosen
+from helpers import DATA, expected_minimal_tasks, table_counts
 
 
 @pytest.mark.parametrize("table", ["example", "tvm09"])

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from hotdb import stats
 from hotdb.api import Hotdb
 from hotdb.examples import example_files
+from hotdb.ops import stats
 from hotdb.resources import FOLDERS, sql, sql_dir, sql_names
 from hotdb.store.connection import Store
 from hotdb.store.sqlfiles import read_query

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-from conftest import parse
+from helpers import parse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hotdb import rows
 from hotdb.api import Hotdb
 from hotdb.errors import ParseError
-from hotdb.ingest import rows
 from hotdb.store.connection import Store
 
 HEADER = ("Node Name  Ops  Time(us)  Time(%)  Shape  Inputs  Outputs\n"
@@ -53,7 +53,7 @@ def test_any_chunk_size_stores_the_same_nodes_and_signatures(tmp_path_factory, m
     (nodes, signatures), (whole_nodes, whole_signatures) = out
     assert nodes == whole_nodes and signatures == whole_signatures
     assert [n[0] for n in nodes] == list(range(len(kernels)))  # file order
-    # numbered by first node (signatures shared by calls: test_ingest_large_reports.py)
+    # numbered by first node (signatures shared by calls: tests/ingest/profile/test_profile_report_streamed.py)
     assert [(s[1], s[3], s[4][1]) for s in signatures] == [(f"node_{i}", f"fused_nn_conv2d_add_{k}", c)
                                                            for i, (k, c) in enumerate(kernels)]
 

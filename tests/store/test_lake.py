@@ -8,37 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DATA = Path(__file__).parent / "data"
-TVM09_TABLE = DATA / "debug-table/vgg16_tvm09/vgg16.debug_table.txt"
-LAKE_DOC = Path(__file__).resolve().parents[1] / "docs" / "lake.md"
-
-
-def hotdb(*args, env=None, check=True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "hotdb", *map(str, args)], capture_output=True, text=True,
-                          timeout=300, env=env)
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
-
-
-def here(*args) -> subprocess.CompletedProcess:
-    """hotdb ARGS run in this process (no interpreter start): for what needs no process of
-    its own, such as reading, or writing a database file one ingest at a time."""
-    import contextlib
-    import io
-
-    from hotdb.cli import app, hoisted
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = app(args=hoisted([str(a) for a in args]), prog_name="hotdb", standalone_mode=False)
-    assert not code, err.getvalue()
-    return subprocess.CompletedProcess(args, code or 0, out.getvalue(), err.getvalue())
-
-
-def start(*args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "hotdb", *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+from helpers import DATA, TVM09_TABLE, here, hotdb, spark_coverage_sql, start
 
 
 def jobs(vgg16) -> list[tuple]:
@@ -171,7 +141,7 @@ def test_import_compact_export_and_time_travel_keep_every_view(tmp_path, vgg16, 
 
 def test_the_documented_coverage_query_over_the_plain_export_agrees_with_top(tmp_path, vgg16):
     """docs/lake.md's query for engines without Delta, run by DuckDB over `lake export
-    --parquet` (Spark runs the same text in tests/test_store_lake_spark.py where Java is)."""
+    --parquet` (Spark runs the same text in tests/store/test_lake_spark.py where Java is)."""
     import duckdb
 
     lake, plain = tmp_path / "lake", tmp_path / "plain"
@@ -186,11 +156,6 @@ def test_the_documented_coverage_query_over_the_plain_export_agrees_with_top(tmp
     assert len(got) >= 5
 
 
-def spark_coverage_sql() -> str:
-    """The query docs/lake.md gives Spark users, taken from the page itself."""
-    text = LAKE_DOC.read_text()
-    start = text.index("```sql spark-coverage") + len("```sql spark-coverage")
-    return text[start:text.index("```", start)].strip()
 
 
 OLD_LAKE = DATA / "lake-0.2" / "lake"

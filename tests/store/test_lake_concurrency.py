@@ -12,8 +12,8 @@ or fewer runs than the profile writers that had exited 0 before its read began.
 Sizes: HOTDB_LAKE_ROUNDS rounds (default 2; the must-show is 20) and at least
 HOTDB_LAKE_KILLS kills (default 6; the must-show is 50):
 
-    HOTDB_LAKE_ROUNDS=20 python -m pytest -s tests/test_lake_concurrency.py -k "rounds"
-    HOTDB_LAKE_KILLS=50 python -m pytest -s tests/test_lake_concurrency.py -k kill
+    HOTDB_LAKE_ROUNDS=20 python -m pytest -s tests/store/test_lake_concurrency.py -k "rounds"
+    HOTDB_LAKE_KILLS=50 python -m pytest -s tests/store/test_lake_concurrency.py -k kill
 
 Every assertion is about what the lake holds and what processes said, none about time:
 the times recorded (monotonic clock, shared by every process of the machine) only order
@@ -39,8 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from test_cli_compare import write_run
-from test_store_lake import here
+from helpers import here, write_run
 
 ROUNDS = int(os.environ.get("HOTDB_LAKE_ROUNDS") or 2)
 KILLS = int(os.environ.get("HOTDB_LAKE_KILLS") or 6)

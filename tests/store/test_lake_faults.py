@@ -1,7 +1,7 @@
 """A lake survives a writer killed at any step: after the kill, the next writer and a
 compaction, every view equals a lake that received the same ingests with no kill, and no
 run is lost or listed twice. (Random kills of many writers at once:
-tests/test_lake_concurrency.py.)
+tests/store/test_lake_concurrency.py.)
 
 The kills land at failpoints (HOTDB_FAILPOINT parks a process at a named step, then the
 test SIGKILLs it). The slow sweep kills at every filesystem call of an ingest and of a
@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_store_lake import TVM09_TABLE, here, hotdb
+from helpers import DATA, TVM09_TABLE, here, hotdb
 
-DUMP = Path(__file__).parent / "data" / "debug-dump" / "vgg16" / "tvmdbg_vgg16"
+DUMP = DATA / "debug-dump" / "vgg16" / "tvmdbg_vgg16"
+
 
 
 def ingests(vgg16) -> list[tuple]:
@@ -126,7 +127,7 @@ def test_a_compaction_killed_at_any_step_loses_and_doubles_nothing(tmp_path, vgg
 def test_eight_writers_sharing_files_all_land(tmp_path, vgg16_files):
     """The default HOTDB_LOCK_TIMEOUT: writers that share an IR file conflict on its claim,
     one commits it, the others read again and find it stored, and all land."""
-    from test_cli_compare import write_run
+    from helpers import write_run
 
     lake = tmp_path / "lake"
     profiles = [write_run(tmp_path / f"profile{i}.txt", 1.0, i) for i in range(8)]  # eight measurements

@@ -8,15 +8,12 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from test_store_lake import spark_coverage_sql
+from helpers import DATA, spark_coverage_sql
 
 pyspark = pytest.importorskip("pyspark", reason="the spark extra is not installed")
 pytestmark = pytest.mark.slow
-
-DATA = Path(__file__).parent / "data"
 
 
 @pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")

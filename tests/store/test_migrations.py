@@ -12,9 +12,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
+from helpers import DATA
 
+from hotdb.resources import schema_files
 from hotdb.store.connection import latest_schema_version
-from hotdb.store.resources import schema_files
 
 
 def test_database_of_the_first_migration_is_migrated_with_its_data(cli, db, vgg16):
@@ -128,7 +129,7 @@ def test_ingest_killed_before_commit_leaves_none_of_its_rows(tmp_path, vgg16):
 
 
 def test_concurrent_ingests_land_once_each(tmp_path, vgg16):
-    other = Path(__file__).parent / "data/debug-table/vgg16_tvm09/vgg16.debug_table.txt"
+    other = DATA / "debug-table/vgg16_tvm09/vgg16.debug_table.txt"
     jobs = [(vgg16["table"], "--model", "a"), (other, "--model", "b"), (vgg16["table"], "--model", "a"),
             (vgg16["tasks"], "--model", "a")]
     serial = tmp_path / "serial.duckdb"
@@ -172,7 +173,7 @@ def test_nodes_of_schema_4_are_split_into_calls_and_signatures_unchanged(cli, db
 
 def test_node_columns_are_split_exactly_once():
     """Every NodeRow field is stored either per call or per signature, never both or neither."""
-    from hotdb.ingest.rows import CALL_COLUMNS, SIGNATURE_COLUMNS, NodeRow, column_names
+    from hotdb.rows import CALL_COLUMNS, SIGNATURE_COLUMNS, NodeRow, column_names
     from hotdb.store.connection import Store
 
     assert not set(CALL_COLUMNS) & set(SIGNATURE_COLUMNS)

@@ -8,10 +8,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from hotdb.capture.tuning import TuneOutcome, TunePlan, _FailureWatch
+from helpers import DATA
+
+from hotdb.capture.tune.driver import TuneOutcome, TunePlan, _FailureWatch
 from hotdb.ops.tune import _failed
 
-LOG = Path(__file__).parent / "data" / "ms-tuning-log" / "made" / \
+LOG = DATA / "ms-tuning-log" / "made" / \
     "tvm.s_tir.meta_schedule.logging.task_0_fused_matmul_add_relu.log"
 CAUSE = ("LocalBuilder: An exception occurred; Type `ffi.Function` does not support ToJSONGraph "
          "(no native creator or __ffi_new__ type attr)")

@@ -1,5 +1,5 @@
 """The tuner for a CPU target imports TVM's tensor intrinsics without the GPUs' and
-Hexagon's (hotdb/capture/intrinsics.py): the CPU ones are registered as TVM registers
+Hexagon's (hotdb/capture/tune/intrinsics.py): the CPU ones are registered as TVM registers
 them, and a left-out one says why it is missing. In a process of its own: an import is
 for the life of a process."""
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 PROBE = """
 import sys
-from hotdb.capture.intrinsics import LEFT_OUT, import_intrinsics
+from hotdb.capture.tune.intrinsics import LEFT_OUT, import_intrinsics
 import_intrinsics("llvm")
 from tvm.s_tir import TensorIntrin
 from tvm.s_tir.tensor_intrin import x86

@@ -1,13 +1,13 @@
-"""hotdb's task scheduler as a policy (hotdb/capture/scheduler.py), without MetaSchedule:
+"""hotdb's task scheduler as a policy (hotdb/capture/tune/scheduler.py), without MetaSchedule:
 which task it picks, when it stops. Its use inside MetaSchedule is tested by the tunes of
-tests/test_cli_tune.py."""
+tests/tune/test_tune.py."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hotdb.capture.scheduler import FAILED_S, Policy, TaskState
+from hotdb.capture.tune.scheduler import FAILED_S, Policy, TaskState
 
 
 class Clock:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from helpers import ROOT
 
 from hotdb import Hotdb
 
@@ -115,7 +116,7 @@ def test_the_search_is_small_only_while_the_cost_model_stays_untrained():
     that ends before then searches small; one that gets there searches as MetaSchedule does."""
     from tvm.s_tir import meta_schedule as ms
 
-    from hotdb.capture.tuner import RANDOM_MODEL_SEARCH, _search
+    from hotdb.capture.tune.process import RANDOM_MODEL_SEARCH, _search
 
     model = ms.cost_model.XGBModel(num_warmup_samples=8, num_tuning_cores=1)
     small = _search(model, 7, ms)
@@ -130,13 +131,13 @@ def test_a_worker_death_is_said_as_its_pool_finds_it(tmp_path, monkeypatch):
     is killed mid-job."""
     from tvm.support import popen_pool
 
-    from hotdb.capture import tuner
+    from hotdb.capture.tune import process
 
     monkeypatch.setattr(popen_pool.PopenWorker, "_child_process_error", popen_pool.PopenWorker._child_process_error)
     events = tmp_path / "events.jsonl"
     with events.open("w") as out:
-        monkeypatch.setattr(tuner, "_events", out)
-        tuner._say_dead_workers()
+        monkeypatch.setattr(process, "_events", out)
+        process._say_dead_workers()
         pool = popen_pool.PopenPoolExecutor(max_workers=1)
         result = pool.submit(os.abort)  # the worker dies of SIGABRT mid-job
         with pytest.raises(ChildProcessError, match="Subprocess terminated"):
@@ -163,21 +164,21 @@ def test_a_projection_counts_the_records_another_model_left(tuned, cli):
 def test_a_record_slower_than_the_untuned_kernel_is_not_applied(tuned):
     """A few trials can lose to a default schedule (dlight's did on CUDA): a function whose
     best record is slower a call than its kernel was before tuning keeps its untuned form."""
-    from hotdb.capture import tuning
     from hotdb.capture.models import load_model
     from hotdb.capture.profile import fuse, parse_target
+    from hotdb.capture.tune import driver
 
     rows = Hotdb(tuned["db"]).sql("SELECT DISTINCT task_name, structural_hash FROM tasks WHERE tuner = 'meta_schedule' "
                                   "AND task_name <> structural_hash").rows
-    best = tuning.best_by_hash(tuned["work"])
+    best = driver.best_by_hash(tuned["work"])
     measured = {name: shash for name, shash in rows if shash in best}
     assert measured
     target = parse_target(None)
     fused = fuse(load_model("mlp").mod, target)
-    faster = tuning.applier(tuned["work"], target, {n: (h, best[h] * 1e6 * 2) for n, h in measured.items()})
+    faster = driver.applier(tuned["work"], target, {n: (h, best[h] * 1e6 * 2) for n, h in measured.items()})
     faster(fused)
     assert set(measured) <= set(faster.applied) and not faster.slower
-    slower = tuning.applier(tuned["work"], target, {n: (h, best[h] * 1e6 / 2) for n, h in measured.items()})
+    slower = driver.applier(tuned["work"], target, {n: (h, best[h] * 1e6 / 2) for n, h in measured.items()})
     slower(fused)
     assert sorted(slower.slower) == sorted(measured) and not set(measured) & set(slower.applied)
 
@@ -202,7 +203,7 @@ def test_the_export_is_what_metaschedule_takes_as_the_docs_show(tuned, cli, tmp_
     exported = json.loads((export_dir / "tasks.json").read_text())
     assert exported["op_names"] and set(exported["task_weights"]) == set(exported["op_names"])
     assert (export_dir / "database_tuning_record.json").read_text().count("\n") >= 2
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "tuning.md").read_text()
+    docs = (ROOT / "docs" / "tuning.md").read_text()
     apply, tune_by_names, tune_by_weights = re.findall(r"```python\n(.*?)```", docs, re.S)
     target = parse_target(None)
     fused = fuse(load_model("mlp").mod, target)
@@ -265,7 +266,7 @@ def _interruptible() -> None:
 def _tuner_processes(proc: subprocess.Popen) -> tuple[psutil.Process | None, list[psutil.Process]]:
     """The tuner process hotdb started, and MetaSchedule's worker processes under it."""
     for child in psutil.Process(proc.pid).children():
-        if "hotdb.capture.tuner" in " ".join(child.cmdline()):
+        if "hotdb.capture.tune.process" in " ".join(child.cmdline()):
             return child, [w for w in child.children() if "popen_worker" in " ".join(w.cmdline())]
     return None, []
 

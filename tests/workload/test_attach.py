@@ -1,5 +1,5 @@
 """One workload, every format that names it: the rows of each fill the same columns with
-the same values (hotdb/ingest/derive.py, attach_workload).
+the same values (hotdb/rows/derive.py, attach_workload).
 
 The workload is the small ConvNet's first convolution, 3x3, stride 1, padding 1, on
 1x3x8x8 data: the MetaSchedule database and the Relax modules under tests/data hold it as
@@ -9,17 +9,15 @@ own tests read, for the same layer.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers import DATA
 
 from hotdb.ingest import detect, get
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import WORKLOAD_COLUMNS, attach_workload
-from hotdb.ingest.rows import IrCallRow, Parsed, TaskRow
+from hotdb.ingest.source import Source
+from hotdb.rows import IrCallRow, Parsed, TaskRow
+from hotdb.rows.derive import WORKLOAD_COLUMNS, attach_workload
 from hotdb.workload import conv_workload
 
-DATA = Path(__file__).parent / "data"
 KEY = "conv2d float32 d=1x3x8x8 w=16x3x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1"
 FILLED = {"op_family": "conv2d", "workload_key": KEY, "out_shape_logical": [1, 16, 8, 8],
           "data_shape_logical": [1, 3, 8, 8], "weight_shape_logical": [16, 3, 3, 3]}

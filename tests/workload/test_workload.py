@@ -158,7 +158,7 @@ def test_the_symbol_prefix_rule_is_the_sql_macro(prefix, body):
     """workload/families.py strips kernel-symbol prefixes as queries/kernel_symbol.sql does."""
     import duckdb
 
-    from hotdb.store.resources import sql_dir
+    from hotdb.resources import sql_dir
     from hotdb.workload.families import _PREFIXES
 
     con = _MACRO_CON.setdefault("con", duckdb.connect())

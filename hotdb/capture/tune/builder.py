@@ -13,21 +13,21 @@ failure words too ("LocalBuilder: Timeout, killed after ...") since hotdb reads 
 MetaSchedule's logs. The import is the workers' initializer, which TVM's pool runs outside
 the build's timeout, and `start()` runs it as soon as the tuner has a job, beside the
 tuner's own start (loading the model, extracting its tasks, its own import); for a CPU
-target it leaves the GPUs' intrinsics out (capture/intrinsics.py).
+target it leaves the GPUs' intrinsics out (capture/tune/intrinsics.py).
 """
 
 from __future__ import annotations
 
-from hotdb.capture.intrinsics import import_intrinsics
+from hotdb.capture.tune.intrinsics import import_intrinsics
 
 MAX_USES = 256  # builds a worker makes before it is replaced; no growth was seen in 60
-BUILD_WORKERS = 2  # the tuner's; a batch is of 2 trials or more (capture/tuning.py: trials_per_round)
+BUILD_WORKERS = 2  # the tuner's; a batch is of 2 trials or more (capture/tune/driver.py: trials_per_round)
 
 
 def kept_builder(max_workers: int, timeout_s: float, target_kind: str):
     """A MetaSchedule builder (a PyBuilder) whose `max_workers` worker processes live as
     long as it does; each build may take `timeout_s`. Its workers import the tensor
-    intrinsics `target_kind` may use (capture/intrinsics.py)."""
+    intrinsics `target_kind` may use (capture/tune/intrinsics.py)."""
     from tvm.ir.utils import derived_object
     from tvm.s_tir.meta_schedule.builder import BuilderResult, PyBuilder
     from tvm.support.popen_pool import PopenPoolExecutor, StatusKind

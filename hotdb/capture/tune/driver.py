@@ -1,7 +1,7 @@
 """MetaSchedule, as hotdb's tune drives it (hotdb/ops/tune.py says what is tuned and why).
 
-The tune runs in a process of its own (capture/tuner.py) under hotdb's task scheduler
-(capture/scheduler.py): it measures the selected tasks only, the hottest first, and
+The tune runs in a process of its own (capture/tune/process.py) under hotdb's task scheduler
+(capture/tune/scheduler.py): it measures the selected tasks only, the hottest first, and
 joins each batch as soon as it is measured, so records reach the work folder's JSON
 database batch by batch. This process reads the tuner's events and says them, and stops
 it with a signal at the deadline, at Ctrl-C, or when no batch comes back within what the
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotdb import limits
-from hotdb.capture.builder import BUILD_WORKERS
-from hotdb.ingest.ms_database import FAILED_RUN_SECS
+from hotdb.capture.tune.builder import BUILD_WORKERS
+from hotdb.rows import FAILED_RUN_SECS
 
 RECORDS, WORKLOADS = "database_tuning_record.json", "database_workload.json"
 
@@ -41,7 +41,7 @@ class TunePlan:
     build_timeout_s: float = 120.0  # hotdb/ops/tune.py says why
     run_timeout_s: float = 60.0
     # trials a batch: a stop loses the batch in flight, and a batch of 2 MLP trials took
-    # 25-30 s here on fresh build workers (1-3 s on kept ones, capture/builder.py, but one
+    # 25-30 s here on fresh build workers (1-3 s on kept ones, capture/tune/builder.py, but one
     # slow candidate can take ~50 s), so with a deadline batches are of 2 (hotdb/ops/tune.py)
     batch_max: int = 64
     model: str = ""  # as the user gave it: the tuner process loads it again
@@ -158,9 +158,9 @@ class _FailureWatch:
 
 
 class Tuner:
-    """The tuner process (capture/tuner.py), started on first use and kept for the rounds
+    """The tuner process (capture/tune/process.py), started on first use and kept for the rounds
     of one tune: it and each of its build workers import MetaSchedule's tensor
-    intrinsics once (capture/intrinsics.py: ~8 s for a CPU target here, ~25 s with the
+    intrinsics once (capture/tune/intrinsics.py: ~8 s for a CPU target here, ~25 s with the
     GPUs'). A stop (deadline, Ctrl-C, a stall) ends it with every process it started;
     the next round starts another."""
 
@@ -172,7 +172,7 @@ class Tuner:
         if self.child is None or self.child.poll() is not None:
             self.close()
             with log.open("ab") as err:  # what it says before it opens the job's log itself
-                self.child = subprocess.Popen([sys.executable, "-m", "hotdb.capture.tuner"], stdin=subprocess.PIPE,
+                self.child = subprocess.Popen([sys.executable, "-m", "hotdb.capture.tune.process"], stdin=subprocess.PIPE,
                                               stdout=subprocess.PIPE, stderr=err, start_new_session=True)
             os.set_blocking(self.child.stdout.fileno(), False)
             self.buffer = b""
@@ -238,7 +238,7 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
 
 
 def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
-    """What the tuner process is told (capture/tuner.py reads it)."""
+    """What the tuner process is told (capture/tune/process.py reads it)."""
     n = len(tune_plan.task_names)
     untuned = tune_plan.untuned_us or [0.0] * n
     return {"model": tune_plan.model, "target": tune_plan.target, "work_dir": str(work_dir.resolve()),
@@ -268,7 +268,7 @@ class _TunerRun:
         self.untuned = dict(zip(tune_plan.task_names, tune_plan.untuned_us or []))
         # a batch builds on BUILD_WORKERS workers and runs one trial at a time, each within its
         # limits; a builder worker replaced (after a timeout, a death) first imports TVM's
-        # intrinsics, outside the build's limit (capture/builder.py)
+        # intrinsics, outside the build's limit (capture/tune/builder.py)
         self.batch_limit_s = limits.tune_stall_s() or (
             -(-batch // BUILD_WORKERS) * tune_plan.build_timeout_s + batch * tune_plan.run_timeout_s + WORKER_START_S + 60.0)
         self.interrupted = self.killed_at_deadline = self.ended = False

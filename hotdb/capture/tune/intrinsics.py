@@ -31,11 +31,11 @@ def import_intrinsics(target_kind: str) -> None:
 
 
 def _stand_in(module_name: str) -> types.ModuleType:
-    module = types.ModuleType(module_name, "Not imported: hotdb's tuner for a CPU target (hotdb/capture/intrinsics.py).")
+    module = types.ModuleType(module_name, "Not imported: hotdb's tuner for a CPU target (hotdb/capture/tune/intrinsics.py).")
 
     def __getattr__(name: str):
         raise AttributeError(f"{module_name}.{name}: these tensor intrinsics are not imported by hotdb's tuner "
-                             "for a CPU target (hotdb/capture/intrinsics.py)")
+                             "for a CPU target (hotdb/capture/tune/intrinsics.py)")
 
     module.__getattr__ = __getattr__
     return module

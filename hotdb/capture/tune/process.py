@@ -1,7 +1,7 @@
-"""The tuner process: `python -m hotdb.capture.tuner`, started by hotdb/capture/tuning.py.
+"""The tuner process: `python -m hotdb.capture.tune.process`, started by hotdb/capture/tune/driver.py.
 
 It reads jobs (JSON, one a line) on standard input and, for each, tunes the job's tasks with MetaSchedule under
-hotdb's task scheduler (capture/scheduler.py) into the job's work folder, and writes what
+hotdb's task scheduler (capture/tune/scheduler.py) into the job's work folder, and writes what
 happens as JSON lines on its standard output, one event a line:
 
     {"event": "start", "tasks": [{"name", "warm_records", "warm_best_us"}...], "cost_model": "loaded"|"new"}
@@ -100,9 +100,9 @@ def _say_dead_workers() -> None:
 def run(job: dict, work: Path, received: float) -> str:
     from tvm.s_tir import meta_schedule as ms
 
-    from hotdb.capture.intrinsics import import_intrinsics
     from hotdb.capture.profile import fuse, parse_target
-    from hotdb.capture.scheduler import Policy, TaskState, scheduler
+    from hotdb.capture.tune.intrinsics import import_intrinsics
+    from hotdb.capture.tune.scheduler import Policy, TaskState, scheduler
 
     target = parse_target(job["target"])
     builder = _builder(job["build_timeout_s"], target.kind.name)  # its workers start beside what follows
@@ -157,8 +157,8 @@ _kept: list = []  # the builder of the last job
 
 
 def _builder(timeout_s: float, target_kind: str):
-    """The builder, its workers kept for the rounds of a tune (capture/builder.py)."""
-    from hotdb.capture.builder import BUILD_WORKERS, kept_builder
+    """The builder, its workers kept for the rounds of a tune (capture/tune/builder.py)."""
+    from hotdb.capture.tune.builder import BUILD_WORKERS, kept_builder
 
     if _kept and (_kept[0].timeout_s, _kept[0].target_kind) != (timeout_s, target_kind):
         _kept.pop().close()

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import derive_kernel_columns
-from hotdb.ingest.rows import INT32_MAX, GraphNodeRow, Parsed
+from hotdb.ingest.source import Source
+from hotdb.rows import INT32_MAX, GraphNodeRow, Parsed
+from hotdb.rows.derive import derive_kernel_columns
 
 _LAYOUT_KEYS = ("data_layout", "kernel_layout", "out_layout", "layout", "src_layout", "dst_layout")
 

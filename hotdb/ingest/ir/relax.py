@@ -24,12 +24,12 @@ from __future__ import annotations
 import json
 import re
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import attach_workload
-from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader
-from hotdb.ingest.relay_scope import RelaxScope
-from hotdb.ingest.rows import IrCallList, IrCallRow, Parsed
+from hotdb.ingest.ir.expr import Expr, ExprError, ExprReader
+from hotdb.ingest.ir.scope import RelaxScope
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import bracket_depth
+from hotdb.rows import IrCallList, IrCallRow, Parsed
+from hotdb.rows.derive import attach_workload
 from hotdb.workload import WorkloadError, flat_dims, from_kernel_args, from_relay_call, parse_kernel_name, relay_op_family
 from hotdb.workload.families import sblock_family
 
@@ -51,7 +51,11 @@ class RelaxScript:
     detects = "'@R.function' or '@relax.function' (or '@I.ir_module' with 'R.Tensor(') in the text"
 
     def sniff(self, source: Source) -> bool:
-        return _holds_relax(source.head)
+        head = source.head
+        # a module whose PrimFuncs fill the head (an LLM's) says in its first lines that it
+        # imports Relax: the printer imports `relax as R` only for a module that uses it
+        cut = source.size > len(head.encode())
+        return _holds_relax(head) or (cut and "@I.ir_module" in head and "import relax as R" in head)
 
     def blocks(self, lines: list[str]) -> list[tuple[int, int]]:
         """Each printed module: from its `# from tvm.script import` lines or decorator to the
@@ -238,11 +242,8 @@ class RelaxScript:
 
 
 def _holds_relax(text: str) -> bool:
-    """Whether a text holds a Relax function: what a module of PrimFuncs alone lacks. The
-    printer imports `relax as R` only for a module that uses it: a module whose PrimFuncs
-    fill the first 64 KiB (an LLM's, sniffed from its head) says so in its first lines."""
-    return ("@R.function" in text or "@relax.function" in text
-            or ("@I.ir_module" in text and ("R.Tensor(" in text or "import relax as R" in text)))
+    """Whether a text holds a Relax function: what a module of PrimFuncs alone lacks."""
+    return "@R.function" in text or "@relax.function" in text or ("@I.ir_module" in text and "R.Tensor(" in text)
 
 
 def _assignment(text: str) -> tuple[str | None, str]:

@@ -34,17 +34,17 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from hotdb.ingest import relay_blocks
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import attach_workload
+from hotdb.ingest.ir import relay_blocks
+from hotdb.ingest.ir.expr import Expr, ExprError, ExprReader, TensorType
+from hotdb.ingest.ir.memo import Memo
+from hotdb.ingest.ir.relay_blocks import DEF, GLUED, HEADER, HEADLESS, MAX_STATEMENT_LINES, TYPE_DEF
+from hotdb.ingest.ir.scope import Scope
 from hotdb.ingest.lines import with_last
-from hotdb.ingest.memo import Memo
-from hotdb.ingest.relay_blocks import DEF, GLUED, HEADER, HEADLESS, MAX_STATEMENT_LINES, TYPE_DEF
-from hotdb.ingest.relay_expr import Expr, ExprError, ExprReader, TensorType
-from hotdb.ingest.relay_scope import Scope
-from hotdb.ingest.rows import IrCallList, IrCallRow, Parsed
+from hotdb.ingest.notes import Warnings
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import LineRuns, bracket_depth
-from hotdb.ingest.warnings import Warnings
+from hotdb.rows import IrCallList, IrCallRow, Parsed
+from hotdb.rows.derive import attach_workload
 from hotdb.workload import WorkloadError, from_relay_call, relay_op_family
 from hotdb.workload.type_relations import infer
 

@@ -19,7 +19,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from hotdb.ingest.base import Ingestor, Source
+from hotdb.ingest.reader import Reader
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import LineRuns
 
 # Texts larger than this are artifacts of their own (a tuning log, a large report): not pastes.
@@ -29,7 +30,7 @@ MAX_PASTE_BYTES = 16 * 2**20
 @dataclass(frozen=True)
 class Block:
     source: Source
-    ingestor: Ingestor
+    ingestor: Reader
 
 
 def is_text(source: Source) -> bool:
@@ -40,7 +41,7 @@ def is_text(source: Source) -> bool:
     return not re.match(r'\s*(\{|\[\s*[\[{"\d-])', source.head)
 
 
-def split(source: Source, registry: list[Ingestor], *, alone: bool = False) -> tuple[list[Block], str | None] | None:
+def split(source: Source, registry: list[Reader], *, alone: bool = False) -> tuple[list[Block], str | None] | None:
     """The blocks of a text holding several artifacts, and a note on the lines between
     them; None when the source is one artifact (or no text at all). With `alone`, also the
     block of a text that holds one artifact amid prose (which no format recognised whole)."""
@@ -50,7 +51,7 @@ def split(source: Source, registry: list[Ingestor], *, alone: bool = False) -> t
         lines = source.lines
     except Exception:  # not text: detection says so
         return None
-    claims: list[tuple[int, int, Ingestor]] = []
+    claims: list[tuple[int, int, Reader]] = []
     taken = [False] * len(lines)
     for ingestor in registry:
         finder = getattr(ingestor, "blocks", None)
@@ -94,7 +95,7 @@ def _skipped(source: Source, blocks: int, outside: LineRuns) -> str | None:
             f"{'is' if one else 'are'} not part of any and {'was' if one else 'were'} skipped (lines {outside})")
 
 
-def split_repeated(source: Source, ingestor: Ingestor) -> tuple[list[Block], str | None] | None:
+def split_repeated(source: Source, ingestor: Reader) -> tuple[list[Block], str | None] | None:
     """The runs of a text too large to be a paste (or streamed) that holds several of one
     profile format one after another (a debug table printed at every run): a block each,
     as `split` cuts a paste, with the same hashes, sizes and note. A file that holds the

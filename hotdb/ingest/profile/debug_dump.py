@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 
-from hotdb.ingest.base import DUMP_FILES, Source
-from hotdb.ingest.derive import derive
-from hotdb.ingest.dump_read import read_dump
-from hotdb.ingest.rows import NodeRow, Parsed, RunInfo
+from hotdb.ingest.profile.debug_dump_duckdb import read_dump
+from hotdb.ingest.source import DUMP_FILES, Source
+from hotdb.rows import NodeRow, Parsed, RunInfo
+from hotdb.rows.derive import derive
 
 
 class DebugDump:
@@ -34,7 +34,7 @@ class DebugDump:
         return any(name == DUMP_FILES[0] for name, _ in source.members)
 
     def parse(self, source: Source) -> Parsed:
-        """DuckDB reads the two files and pairs the events (dump_read.py); each distinct
+        """DuckDB reads the two files and pairs the events (debug_dump_duckdb.py); each distinct
         kernel signature becomes a row here, once."""
         nodes = read_dump(source.member(DUMP_FILES[0]), source.member(DUMP_FILES[1]), kernel_row)
         return Parsed(role="profile", run=RunInfo(variant="debug dump", device=_device(source)),

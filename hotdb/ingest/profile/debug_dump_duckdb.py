@@ -18,9 +18,9 @@ import duckdb
 
 from hotdb.duck import connect, one_line
 from hotdb.errors import ParseError
-from hotdb.ingest.base import Source
-from hotdb.ingest.rows import NodeFile, handed_over, node_frame, node_schema, unstorable
+from hotdb.ingest.source import Source
 from hotdb.resources import sql
+from hotdb.rows import NodeFile, handed_over, node_frame, node_schema, unstorable
 
 
 def read_dump(graph: Source, trace: Source, make_node) -> NodeFile:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import NodeRow, Parsed, RunInfo, Samples
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import LineRuns, line_runs
+from hotdb.rows import NodeRow, Parsed, RunInfo, Samples
+from hotdb.rows.derive import derive
 
 _ITERATION = re.compile(r"(?:^|:\s)Iteration:\s*(\d+)\s*$")
 _OP_TIMED = re.compile(r"(?:^|\s)Op #(\d+)\s+(\S+?):\s*([0-9.eE+-]+)\s*us/iter\s*$")

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Iterator
 import duckdb
 
 from hotdb.duck import connect, one_line
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import (
+from hotdb.ingest.source import Source
+from hotdb.resources import sql
+from hotdb.rows import (
     INT32_MAX,
     NodeFile,
     NodeList,
@@ -34,7 +34,7 @@ from hotdb.ingest.rows import (
     handed_over,
     node_schema,
 )
-from hotdb.resources import sql
+from hotdb.rows.derive import derive
 
 # Columns are separated by two or more spaces, or by tabs where an editor converted them.
 _HEADER = re.compile(r"^\s*Node Name(?:\s{2,}|\t)\s*Ops(?:\s{2,}|\t)\s*Time\(us\)")

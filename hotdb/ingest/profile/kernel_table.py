@@ -29,9 +29,9 @@ import math
 import re
 from dataclasses import dataclass
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
+from hotdb.ingest.source import Source
+from hotdb.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
+from hotdb.rows.derive import derive
 
 _PREFIX = re.compile(r"^[ \t]*(?:(?://|#|>)[ \t]?)*")
 _SEGMENT = re.compile(r"\S+(?: \S+)*")  # a cell: words joined by single spaces
@@ -270,8 +270,8 @@ def _distance(start: int, end: int, column: _Column) -> tuple[int, int]:
 
 def _by_exact_reader(source: Source, lines: list[str], table: _Table) -> Parsed | None:
     """A debug table or Report behind a comment prefix: its own reader reads it, unprefixed."""
-    from hotdb.ingest.debug_table import DebugTable
-    from hotdb.ingest.profile_report import ProfileReport
+    from hotdb.ingest.profile.debug_table import DebugTable
+    from hotdb.ingest.profile.profile_report import ProfileReport
 
     if not table.prefix:
         return None

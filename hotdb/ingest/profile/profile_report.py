@@ -24,11 +24,11 @@ import json
 import re
 from collections.abc import Iterator
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import derive
-from hotdb.ingest.device_totals import device_totals, rest_nodes
-from hotdb.ingest.report_values import METRIC_KEYS, count_of, metric_text, time_of
-from hotdb.ingest.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
+from hotdb.ingest.profile.report.device_totals import device_totals, rest_nodes
+from hotdb.ingest.profile.report.values import METRIC_KEYS, count_of, metric_text, time_of
+from hotdb.ingest.source import Source
+from hotdb.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
+from hotdb.rows.derive import derive
 
 _ARG = re.compile(r"(\w+)\[([\d,\s]*)\]")
 _TABLE_HEADER = re.compile(r"^\s*Name\s+Duration \(us\)\s+Percent\s+Device\s+Count")
@@ -109,7 +109,8 @@ class ProfileReport:
 def _parse_streamed(source: Source) -> Parsed:
     """A report too large to hold: DuckDB reads a CSV, Python decodes a JSON call by call;
     each distinct signature is canonicalised once."""
-    from hotdb.ingest import bulk, report_json
+    from hotdb.ingest.profile.report import streamed_csv as bulk
+    from hotdb.ingest.profile.report import streamed_json as report_json
 
     head = source.head.lstrip("\ufeff").lstrip()
     make_node = lambda line_no, call: _node(source, 0, line_no, call)  # noqa: E731

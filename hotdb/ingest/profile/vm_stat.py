@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import derive
-from hotdb.ingest.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import line_ranges
+from hotdb.rows import INT32_MAX, NodeList, NodeRow, Parsed, RunInfo
+from hotdb.rows.derive import derive
 
 _HEADER = re.compile(r"^\s*#OpName(NShape)?\s+#InvokeCount\s+#Duration\(us\):\s*Sum/Mean/Min/Max")
 _TOTAL = re.compile(r"^\s*Total Duration:?\s*([0-9.eE+-]+)\s*us")

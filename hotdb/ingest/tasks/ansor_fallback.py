@@ -26,11 +26,11 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
-from hotdb.ingest.ansor_tasks import _PLACEHOLDER, AnsorTasks, _dag_line
-from hotdb.ingest.base import Source
-from hotdb.ingest.rows import Parsed, TaskRow
+from hotdb.ingest.paste.unrender import QUOTES
+from hotdb.ingest.source import Source
+from hotdb.ingest.tasks.ansor_tasks import _PLACEHOLDER, AnsorTasks, _dag_line
 from hotdb.ingest.text import LineRuns
-from hotdb.ingest.unrender import QUOTES
+from hotdb.rows import Parsed, TaskRow
 from hotdb.workload.families import parse_kernel_name
 
 _WARNING = re.compile(r"Cannot find tuned schedules for target=(?P<target>(?:(?!workload_key=).)*?),\s*workload_key=(?=\[)")

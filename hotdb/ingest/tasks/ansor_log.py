@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 import re
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import attach_workload
-from hotdb.ingest.rows import Parsed, RecordList, TaskRow, measured_record
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import line_runs
+from hotdb.rows import Parsed, RecordList, TaskRow, measured_record
+from hotdb.rows.derive import attach_workload
 from hotdb.workload import WorkloadError, conv_workload, dense_workload
 
 _HASH = re.compile(r"^[0-9a-f]{32}$")

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import re
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import attach_workload
-from hotdb.ingest.rows import Parsed, TaskRow
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import LineRuns
+from hotdb.rows import Parsed, TaskRow
+from hotdb.rows.derive import attach_workload
 from hotdb.workload import WorkloadError, batch_matmul_workload, conv_workload, dense_workload
 from hotdb.workload.layouts import LayoutError, unpack
 

@@ -40,12 +40,12 @@ import ast
 import json
 import re
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.derive import attach_workload
-from hotdb.ingest.rows import Parsed, RecordList, TaskRow, measured_record
+from hotdb.ingest.notes import Warnings
+from hotdb.ingest.paste.unrender import QUOTES
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import LineRuns, line_runs
-from hotdb.ingest.unrender import QUOTES
-from hotdb.ingest.warnings import Warnings
+from hotdb.rows import Parsed, RecordList, TaskRow, measured_record
+from hotdb.rows.derive import attach_workload
 from hotdb.workload import WorkloadError, from_autotvm_task, task_template
 from hotdb.workload.keys import autotvm_operands
 

@@ -21,13 +21,11 @@ import binascii
 import json
 import struct
 
-from hotdb.ingest.base import MS_FILES, Source
-from hotdb.ingest.derive import attach_workload
-from hotdb.ingest.rows import Parsed, TaskRow, TuningRecordRow
+from hotdb.ingest.source import MS_FILES, Source
+from hotdb.rows import FAILED_RUN_SECS, Parsed, TaskRow, TuningRecordRow
+from hotdb.rows.derive import attach_workload
 from hotdb.workload import flat_dims, from_kernel_args
 from hotdb.workload.families import sblock_family
-
-FAILED_RUN_SECS = 1e9  # run_secs at or above this are MetaSchedule's "failed" (kMaxMeanTime 1e10)
 
 
 class MsDatabase:

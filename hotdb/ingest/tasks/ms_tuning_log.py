@@ -34,9 +34,9 @@ import math
 import re
 from dataclasses import dataclass
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.rows import INT32_MAX, Parsed, TaskRow, TuningRecordRow
+from hotdb.ingest.source import Source
 from hotdb.ingest.text import line_ranges
+from hotdb.rows import INT32_MAX, Parsed, TaskRow, TuningRecordRow
 
 _HEADER = re.compile(r"^[\s|+]*ID\s*\|\s*Name\s*\|\s*FLOP\s*\|\s*Weight\s*\|", re.I)
 _ROW = re.compile(r"^\s*\|?\s*\d+\s*\|")

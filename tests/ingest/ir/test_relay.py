@@ -6,13 +6,13 @@ import json
 import re
 
 import pytest
-from conftest import DATA, parse, sample
+from helpers import DATA, parse, sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hotdb.errors import ParseError
 from hotdb.ingest import get
-from hotdb.ingest.base import Source
+from hotdb.ingest.source import Source
 from hotdb.workload import conv_workload, dense_workload
 
 
@@ -228,7 +228,7 @@ def test_many_warnings_of_one_kind_are_summarised(cli, tmp_path):
 def test_a_scope_keeps_every_variable_it_binds():
     """relay_scope.Scope, which keeps numbered variables as 4-byte type indexes, finds
     what a dict would: numbers from any start, rebound, far apart, zero-padded, named."""
-    from hotdb.ingest.relay_scope import Scope
+    from hotdb.ingest.ir.scope import Scope
 
     scope, plain = Scope(), {}
     t1, t2 = [([1, 8], "float32")], [([1, 8], "float32"), (None, "int64")]

@@ -9,13 +9,13 @@ import json
 import re
 
 import pytest
-from conftest import DATA, PASTES, parse
+from helpers import DATA, PASTES, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hotdb.ingest import files
-from hotdb.ingest.base import Source
-from hotdb.ingest.relay import RelayText
+from hotdb.ingest import pipeline
+from hotdb.ingest.ir.relay import RelayText
+from hotdb.ingest.source import Source
 from hotdb.workload import parse_kernel_name
 
 PASTES_IR = PASTES / "ir-pastes"  # real texts: ../shared/real/pastes/ir-pastes/ (SOURCES.md here)
@@ -24,7 +24,7 @@ REAL_PASTE_FOLDERS = ("PASTES_IR",)
 
 def _read(name: str):
     """A text read as `hotdb ingest` reads it: renderings undone, cut into its artifacts."""
-    items = files.read([PASTES_IR / name])
+    items = pipeline.read([PASTES_IR / name])
     assert len(items) == 1, [item.format for item in items]
     return items[0].format, items[0].parsed
 
@@ -208,7 +208,7 @@ GEN = _generator()
 
 
 def _made(name: str):
-    items = files.read([MADE / name])
+    items = pipeline.read([MADE / name])
     assert len(items) == 1, [item.format for item in items]
     return items[0].format, items[0].parsed
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import DATA
+from helpers import DATA
 
 THREAD = DATA / "thread"
 FILES = [THREAD / "vgg16.debug_table.txt", THREAD / "vgg16.relay.txt", THREAD / "vgg16.kernels.txt"]

@@ -10,21 +10,16 @@ output, and the tasks that cover 90 % of the time.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
-
-SEED = Path(os.environ.get("HOTDB_SEED", Path(__file__).resolve().parents[2] / "shared" / "seed")) \
-    / "selective_tuning_of_hotspots.txt"
+from helpers import SEED, shared
 
 
 @pytest.fixture
 def seed() -> Path:
-    if not SEED.exists():
-        pytest.skip(f"the seed thread is not at {SEED} (set HOTDB_SEED to the shared/seed folder)")
-    return SEED
+    return shared(SEED, "selective_tuning_of_hotspots.txt")
 
 
 def _parts(seed: Path, folder: Path) -> list[Path]:

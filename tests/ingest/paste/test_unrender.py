@@ -1,4 +1,4 @@
-"""Pasted texts as a page, a pager or a terminal rendered them (hotdb/ingest/unrender.py).
+"""Pasted texts as a page, a pager or a terminal rendered them (hotdb/ingest/paste/unrender.py).
 
 Real renderings, and renderings made from real clean texts by tests/data/renderings/
 make_rendered.py (its SOURCES.md says which is which), are ingested through the CLI: each
@@ -18,15 +18,14 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import DATA, PASTES
+from helpers import DATA, PASTES, REAL
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from hotdb.ingest import unrender
+from hotdb.ingest.paste import unrender
 
 RENDERED = PASTES / "renderings"  # real texts: ../shared/real/pastes/renderings/ (SOURCES.md in tests/data)
 REAL_PASTE_FOLDERS = ("RENDERED",)
-REAL = Path(os.environ.get("HOTDB_REAL", Path(__file__).resolve().parents[2] / "shared" / "real"))
 EXAMPLES = int(os.environ.get("HOTDB_RENDER_EXAMPLES", 100))
 
 _spec = importlib.util.spec_from_file_location("make_rendered", DATA / "renderings" / "make_rendered.py")

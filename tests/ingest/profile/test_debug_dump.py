@@ -6,10 +6,14 @@ import json
 import shutil
 
 import pytest
-from conftest import DATA, table_counts
+from helpers import DATA, table_counts
 
 BUILD = DATA / "debug-dump/vgg16"
+
+
 DUMP = BUILD / "tvmdbg_vgg16"
+
+
 GRAPH = DATA / "graph-json/vgg16.graph.json"
 
 
@@ -24,6 +28,20 @@ def check_all_exact(cli, truth_path):
             assert (m["task_name"], m["task_args"]) == (row["task_name"], row["task_args"]), row["node"]
         else:
             assert m["method"] == "unmatched"
+
+
+def drop_last_event(path):
+    trace = json.loads(path.read_text())
+    trace["traceEvents"].pop()
+    path.write_text(json.dumps(trace))
+
+
+def huge_kernel_shape(path):
+    """A kernel's output shape beyond any INTEGER: no reader checks it, the loader must."""
+    graph = json.loads(path.read_text())
+    kernel = next(n for n in graph["nodes"] if n["op"] not in ("param", "null"))
+    kernel["shape"] = [3000000000, *kernel["shape"][1:]]
+    path.write_text(json.dumps(graph))
 
 
 def test_dump_folder_alone_matches_every_conv_and_dense_by_input_shapes(cli, vgg16):
@@ -42,12 +60,6 @@ def test_dump_and_printed_table_of_one_run_join(cli, vgg16):
     check_all_exact(cli, BUILD / "vgg16.truth.json")
 
 
-def test_graph_json_lends_shapes_to_a_printed_table(cli, vgg16):
-    result = cli("ingest", BUILD / "vgg16.debug_table.txt", GRAPH, vgg16["relay"], vgg16["tasks"], "--model", "vgg16")
-    assert result.code == 0 and "graph-json (graph)" in result.err
-    check_all_exact(cli, BUILD / "vgg16.truth.json")
-
-
 def test_tasks_only_with_shapes_still_exact(cli, vgg16):
     cli("ingest", DUMP, vgg16["tasks"], "--model", "vgg16")
     check_all_exact(cli, BUILD / "vgg16.truth.json")
@@ -61,20 +73,6 @@ def test_tvm06_string_literal_dump(cli, tmp_path, vgg16):
     shutil.copy(src / "_tvmdbg_execution_trace.json", old)
     assert cli("ingest", tmp_path / "tvmdbg_x", vgg16["relay"], "--model", "old").code == 0
     assert cli("runs", "-f", "json").json()[0]["device"] == "CPU_0"
-
-
-def drop_last_event(path):
-    trace = json.loads(path.read_text())
-    trace["traceEvents"].pop()
-    path.write_text(json.dumps(trace))
-
-
-def huge_kernel_shape(path):
-    """A kernel's output shape beyond any INTEGER: no reader checks it, the loader must."""
-    graph = json.loads(path.read_text())
-    kernel = next(n for n in graph["nodes"] if n["op"] not in ("param", "null"))
-    kernel["shape"] = [3000000000, *kernel["shape"][1:]]
-    path.write_text(json.dumps(graph))
 
 
 @pytest.mark.parametrize("damage, message", [

@@ -10,13 +10,13 @@ import tempfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from conftest import DATA
+from helpers import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hotdb.errors import ParseError
-from hotdb.ingest.base import Source
-from hotdb.ingest.debug_dump import DebugDump
+from hotdb.ingest.profile.debug_dump import DebugDump
+from hotdb.ingest.source import Source
 
 NAMES = ("a", "b", "c", "w")  # w: a param, run with the kernels as TVM's trace runs params
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DATA, parse, sample
+from helpers import DATA, parse, sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -105,8 +105,8 @@ def test_measurements_read_without_ast_as_with_it(pieces, sep, bracketed):
     import ast
     import warnings
 
-    from hotdb.ingest import debug_table
-    from hotdb.ingest.base import Source
+    from hotdb.ingest.profile import debug_table
+    from hotdb.ingest.source import Source
 
     text = ("[" + sep.join(pieces) + "]") if bracketed else sep.join(pieces)
     source = Source.from_text("t.txt", "")

@@ -7,14 +7,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import DATA, PASTES, parse
+from helpers import DATA, PASTES, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hotdb.errors import ParseError
 from hotdb.ingest import detect, get
-from hotdb.ingest.base import Source
-from hotdb.ingest.kernel_table import KernelTable
+from hotdb.ingest.profile.kernel_table import KernelTable
+from hotdb.ingest.source import Source
 from hotdb.workload import parse_kernel_name
 
 KT = PASTES / "kernel-table"  # real texts: ../shared/real/pastes/kernel-table/ (SOURCES.md here)

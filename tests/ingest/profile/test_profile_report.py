@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DATA, parse, sample, table_counts
+from helpers import DATA, parse, sample, table_counts
 
 REPORTS = DATA / "profile-report"
+
+
+MALFORMED = {
+    "graph.json": ('{"nodes": [{"op": "tvm_op", "name": "k", "attrs": {"func_name": "k"}, "inputs": [[5, 0, 0]]}], '
+                   '"arg_nodes": [], "attrs": {"shape": ["list_shape", [[1, 2]]]}, "node_row_ptr": [0, 1]}', "shape list"),
+    "v01.log": ('{"i": ["llvm", "topi_nn_conv2d", [["TENSOR", [1, 3, 8, 8], "float32"]], {}, "not a list", {}], "r": [[1e-3], 0, 1.0, 1], "v": 0.1}\n',
+                "expected i = [target"),
+    "bad.relax.py": ('@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 3), dtype="float32")) -> R.Tensor((1, 3), dtype="float32"):\n'
+                     '        lv: R.Tensor((1, 3), dtype="float32") = R.nn.relu(x\n', "bad.relax.py:5"),
+}
 
 
 @pytest.mark.parametrize("suffix", ["json", "csv", "txt"])
@@ -67,63 +77,3 @@ def test_malformed_reports_and_logs(tmp_path, cli, db, text, line):
     assert result.code == 1 and f"bad.txt:{line}" in result.err.replace("\n", "") or (line == 1 and "bad.txt" in result.err)
     assert "Traceback" not in result.err
     assert table_counts(db) == before
-
-
-MALFORMED = {
-    "graph.json": ('{"nodes": [{"op": "tvm_op", "name": "k", "attrs": {"func_name": "k"}, "inputs": [[5, 0, 0]]}], '
-                   '"arg_nodes": [], "attrs": {"shape": ["list_shape", [[1, 2]]]}, "node_row_ptr": [0, 1]}', "shape list"),
-    "v01.log": ('{"i": ["llvm", "topi_nn_conv2d", [["TENSOR", [1, 3, 8, 8], "float32"]], {}, "not a list", {}], "r": [[1e-3], 0, 1.0, 1], "v": 0.1}\n',
-                "expected i = [target"),
-    "bad.relax.py": ('@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 3), dtype="float32")) -> R.Tensor((1, 3), dtype="float32"):\n'
-                     '        lv: R.Tensor((1, 3), dtype="float32") = R.nn.relu(x\n', "bad.relax.py:5"),
-}
-
-
-@pytest.mark.parametrize("name", sorted(MALFORMED))
-def test_malformed_issue3_formats(cli, db, tmp_path, vgg16, name):
-    cli("ingest", vgg16["table"], "--model", "m")
-    before = table_counts(db)
-    text, message = MALFORMED[name]
-    path = tmp_path / name
-    path.write_text(text)
-    result = cli("ingest", path, "--model", "m")
-    assert result.code == 1 and message in result.err.replace("\n", ""), result.err
-    assert "Traceback" not in result.err and table_counts(db) == before
-
-
-# -- logs and tables of older runtimes ------------------------------------------------
-def test_debug_runtime_log_lines_of_both_eras_give_one_profile(cli, tmp_path):
-    old = cli("--db", tmp_path / "old.duckdb", "ingest", DATA / "debug-log/vgg16.runtime07.log", "--model", "m", use_db=False)
-    new = cli("--db", tmp_path / "new.duckdb", "ingest", DATA / "debug-log/vgg16.executor08.log", "--model", "m", use_db=False)
-    assert "as debug-log (profile): 26 rows" in old.err and "as debug-log (profile): 26 rows" in new.err
-    query = "SELECT node_name, round(time_us, 3) AS t FROM nodes ORDER BY node_index"
-    old_nodes = cli("--db", tmp_path / "old.duckdb", "sql", query, "-f", "json", use_db=False).json()
-    new_nodes = cli("--db", tmp_path / "new.duckdb", "sql", query, "-f", "json", use_db=False).json()
-    assert [n["t"] for n in old_nodes] == [n["t"] for n in new_nodes]
-    assert [("tvmgen_default_" + n["node_name"]) for n in old_nodes] == [n["node_name"] for n in new_nodes]
-    samples = cli("--db", tmp_path / "old.duckdb", "sql", "SELECT count(*) AS n FROM node_samples", "-f", "json",
-                  use_db=False).json()
-    assert samples == [{"n": 78}]  # 26 nodes x 3 repeats
-
-
-def test_debug_runtime_log_takes_shapes_from_a_graph_json(cli):
-    cli("ingest", DATA / "debug-log/vgg16.executor08.log", DATA / "graph-json/vgg16.graph.json",
-        DATA / "thread/vgg16.relay.txt", "--model", "m")
-    matched = [m for m in cli("matches", "-f", "json").json() if m["method"] == "workload"]
-    # every node whose name is its kernel's symbol gets the graph's input shapes (TVM <= 0.9
-    # names a repeated call site `func1`: those stay unmatched, said so in docs/formats.md)
-    assert len(matched) == 12
-
-
-def test_vm_profiler_table_with_shapes_matches_by_input_shapes(cli):
-    result = cli("ingest", DATA / "vm-stat/vgg16.shapes.vm_stat.txt", DATA / "thread/vgg16.relay.txt",
-                 DATA / "thread/vgg16.kernels.txt", "--model", "m")
-    assert "as vm-stat (profile): 22 rows" in result.err
-    kernels = {m["func_name"]: m for m in cli("matches", "-f", "json").json()}
-    conv = kernels["vm_mod_fused_nn_contrib_conv2d_NCHWc_add_nn_relu_1"]
-    assert conv["method"] == "workload" and conv["task_name"] == "conv2d_NCHWc.x86"
-    calls = cli("sql", "SELECT calls FROM nodes WHERE func_name = 'vm_mod_fused_nn_contrib_conv2d_NCHWc_add_nn_relu_1'",
-                "-f", "json").json()
-    assert calls == [{"calls": 20}]  # two call sites over 10 inferences
-    plain = cli("--db", DATA.parent / "unused.duckdb", "formats", "-f", "json", use_db=False).json()
-    assert {"vm-stat", "debug-log", "ansor-tasks"} <= {f["format"] for f in plain}

@@ -1,5 +1,5 @@
-"""Large profiles, canonicalised once per signature: a CSV read by DuckDB (hotdb/ingest/bulk.py),
-a JSON decoded call by call (hotdb/ingest/report_json.py).
+"""Large profiles, canonicalised once per signature: a CSV read by DuckDB (hotdb/ingest/profile/report/streamed_csv.py),
+a JSON decoded call by call (hotdb/ingest/profile/report/streamed_json.py).
 
 Every test lowers the streaming threshold so that small files take the large-file path,
 and holds it to the row-by-row reader: the same nodes, the same matches, the same errors.
@@ -13,13 +13,13 @@ import json
 
 import duckdb
 import pytest
-from conftest import DATA
+from helpers import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hotdb.api import Hotdb
 from hotdb.errors import ParseError
-from hotdb.ingest import base
+from hotdb.ingest import source as sources
 
 REPORTS = DATA / "profile-report"
 BAD = DATA / "bad"
@@ -67,9 +67,9 @@ def test_streamed_report_stores_what_the_row_reader_stores(tmp_path, monkeypatch
 
 def test_streamed_report_source_is_not_held_in_memory(tmp_path, monkeypatch):
     monkeypatch.setenv("HOTDB_STREAM_BYTES", str(1000))
-    source = base.Source.read(REPORTS / "resnet50_nhwc.report.json")
+    source = sources.Source.read(REPORTS / "resnet50_nhwc.report.json")
     assert source.streamed_size == (REPORTS / "resnet50_nhwc.report.json").stat().st_size
-    assert len(source.data) <= base.SNIFF_BYTES
+    assert len(source.data) <= sources.SNIFF_BYTES
     import hashlib
     assert source.sha256 == hashlib.sha256((REPORTS / "resnet50_nhwc.report.json").read_bytes()).hexdigest()
 
@@ -79,7 +79,7 @@ def test_streamed_report_source_is_not_held_in_memory(tmp_path, monkeypatch):
 def test_streamed_bad_report_is_a_clear_error_at_the_same_line(monkeypatch, bad):
     def error(threshold):
         monkeypatch.setenv("HOTDB_STREAM_BYTES", str(threshold))
-        from hotdb.ingest.files import read
+        from hotdb.ingest.pipeline import read
         with pytest.raises(ParseError) as caught:
             read([BAD / bad], None)
         return caught.value
@@ -170,7 +170,7 @@ def test_a_streamed_file_of_several_report_objects_counts_the_first_device_total
     path = tmp_path / "appended.json"
     path.write_text(json.dumps(first, indent=2) + json.dumps(second) + "\r\n\t{}\n")
     monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
-    monkeypatch.setattr(base, "MiB_CHUNK", 5)  # chunks that cut every value
+    monkeypatch.setattr(sources, "MiB_CHUNK", 5)  # chunks that cut every value
     db = tmp_path / "db.duckdb"
     Hotdb(db).ingest([path], model="m")
     nodes = Hotdb(db).sql("SELECT func_name, time_us, device FROM nodes ORDER BY node_index").rows
@@ -186,7 +186,7 @@ def test_streamed_json_in_small_chunks_stores_what_the_row_reader_stores(tmp_pat
             "bom": "\ufeff" + json.dumps(report)}[layout]
     path = tmp_path / "r.json"
     path.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(base, "MiB_CHUNK", 3)
+    monkeypatch.setattr(sources, "MiB_CHUNK", 3)
     rows, streamed = ingest_both(tmp_path, monkeypatch, [path])
     assert streamed == rows
     assert len(rows["nodes"]) == 15
@@ -200,13 +200,13 @@ def test_a_truncated_streamed_json_is_one_line_saying_what_was_expected(tmp_path
     row-by-row reader says it."""
     path = tmp_path / "cut.json"
     path.write_bytes((REPORTS / "resnet50_nhwc.report.json").read_bytes()[:cut])
-    monkeypatch.setattr(base, "MiB_CHUNK", chunk)
+    monkeypatch.setattr(sources, "MiB_CHUNK", chunk)
     monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
     result = cli("ingest", path, "--model", "m")
     assert result.code == 1 and "Traceback" not in result.err
     line, = result.err.strip().splitlines()
     assert f"{path}:1: expected a Report JSON object: " in line and " at column " in line
-    from hotdb.ingest.files import read
+    from hotdb.ingest.pipeline import read
     monkeypatch.setenv("HOTDB_STREAM_BYTES", str(1 << 40))
     with pytest.raises(ParseError) as whole:
         read([path], None)
@@ -224,9 +224,9 @@ def test_a_truncated_streamed_json_is_one_line_saying_what_was_expected(tmp_path
 def test_a_damaged_streamed_json_is_a_parse_error(tmp_path, monkeypatch, damage, expected):
     path = tmp_path / "damaged.json"
     path.write_bytes(damage((REPORTS / "resnet50_nhwc.report.json").read_bytes()))
-    monkeypatch.setattr(base, "MiB_CHUNK", 64)
+    monkeypatch.setattr(sources, "MiB_CHUNK", 64)
     monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
-    from hotdb.ingest.files import read
+    from hotdb.ingest.pipeline import read
     with pytest.raises(ParseError) as caught:
         read([path], None)
     assert expected in str(caught.value) and str(path) in str(caught.value)
@@ -237,9 +237,9 @@ def test_a_streamed_json_value_larger_than_a_line_may_be_is_refused(tmp_path, mo
     call = {"Name": {"string": "k" * 5000}, "Duration (us)": {"microseconds": 1.0}}
     path = tmp_path / "wide.json"
     path.write_text(json.dumps({"calls": [call]}))
-    monkeypatch.setattr(base, "MiB_CHUNK", 256)
+    monkeypatch.setattr(sources, "MiB_CHUNK", 256)
     monkeypatch.setenv("HOTDB_STREAM_BYTES", "1")
     monkeypatch.setenv("HOTDB_MAX_LINE_BYTES", "1024")
-    from hotdb.ingest.files import read
+    from hotdb.ingest.pipeline import read
     with pytest.raises(ParseError, match="a value of more than 1,024 characters .*HOTDB_MAX_LINE_BYTES"):
         read([path], None)

@@ -1,4 +1,4 @@
-"""Fallback warnings that carry workloads, as people pasted them (tests/data/fallback/,
+"""Fallback warnings that carry workloads, as people pasted them (tests/data/ansor-fallback/,
 SOURCES.md there says where each comes from): auto_scheduler's 'Cannot find tuned
 schedules for target=..., workload_key=[...]' with its compute DAG, and AutoTVM's 'Cannot
 find config for target=..., workload=(...)' in TVM >= 0.7's form and in the older one whose
@@ -11,14 +11,14 @@ import json
 import re
 
 import pytest
-from conftest import DATA, PASTES, parse
+from helpers import DATA, PASTES, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hotdb.errors import ParseError
-from hotdb.ingest.autotvm import AutotvmTasks
-from hotdb.ingest.base import Source
-from hotdb.ingest.fallback import AnsorFallback
+from hotdb.ingest.source import Source
+from hotdb.ingest.tasks.ansor_fallback import AnsorFallback
+from hotdb.ingest.tasks.autotvm_tasks import AutotvmTasks
 from hotdb.workload.targets import canonical
 
 FALLBACK = PASTES / "fallback"  # real texts: ../shared/real/pastes/fallback/ (SOURCES.md here)
@@ -228,19 +228,19 @@ def test_a_paste_holding_both_tuners_warnings_is_cut_into_both(cli, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------
-# Warnings of our own making (tests/data/fallback/make_fixtures.py, written to made/): the
+# Warnings of our own making (tests/data/ansor-fallback/make_fixtures.py, written to made/): the
 # bundled VGG-16 build's kernels in each era's warning, by the format strings of TVM's
 # dispatchers, with made-up hashes. They run wherever the real texts are absent; what each
 # must give is computed from the workloads the generator wrote.
 
-MADE = DATA / "fallback" / "made"
+MADE = DATA / "ansor-fallback" / "made"
 TARGET = "llvm -keys=cpu -link-params=0 -mcpu=core-avx2"
 
 
 def _generator():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_fallback", DATA / "fallback" / "make_fixtures.py")
+    spec = importlib.util.spec_from_file_location("make_fallback", DATA / "ansor-fallback" / "make_fixtures.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

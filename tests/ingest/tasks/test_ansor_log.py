@@ -5,10 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import DATA, parse, sample
-
-from hotdb.ingest import get
-from hotdb.ingest.base import Source
+from helpers import DATA, parse, sample
 
 
 def test_ansor_samples_all_eras():
@@ -27,9 +24,25 @@ def test_ansor_samples_all_eras():
     assert matmul.tasks[0].workload_key == "dense float32 d=1024x1024 w=1024x1024"
 
 
-@pytest.mark.parametrize("name", ["ansor-tasks/small_nhwc.txt"])
-def test_printed_ansor_task_list(name):
-    parsed = get("ansor-tasks").parse(Source.read(DATA / name))
-    assert [t.workload_key for t in parsed.tasks] == [
-        "conv2d float32 d=1x3x32x32 w=16x3x3x3 s=2x2 p=1,1,1,1 dl=1x1 g=1", "dense float32 d=1x1024 w=10x1024"]
-    assert parsed.tasks[0].args_flat == "1,32,32,3,3,3,3,16,1,16,16,16"
+def test_a_log_of_our_own_matches_every_kernel_of_its_report_by_argument_dims(cli):
+    """tests/data/ansor-log/make_log.py: one task a tunable kernel of the report beside it,
+    keyed by the kernel's argument dims (output last), a failed record after each measured
+    one. Every kernel with a task matches it by its shapes; the failed records are kept
+    but are never a task's best."""
+    log = DATA / "ansor-log" / "resnet50_nhwc.ansor.json"
+    result = cli("ingest", DATA / "profile-report" / "resnet50_nhwc.report.json", log, "--model", "resnet50")
+    assert result.code == 0 and "as ansor-log (tasks): 24 rows" in result.err, result.err
+    keys = [json.loads(json.loads(line)["i"][0][0]) for line in log.read_text().splitlines()[::2]]
+    matches = cli("matches", "-f", "json").json()
+    tunable = [m for m in matches if "layout_transform" not in m["func_name"] and "max_pool" not in m["func_name"]]
+    assert {m["method"] for m in tunable} == {"workload"} and {m["confidence"] for m in tunable} == {1.0}
+    assert sorted({m["task_name"] for m in tunable}) == sorted(k[0] for k in keys)
+    for m in tunable:
+        assert m["task_args"] in keys, m["func_name"]
+    best = cli("sql", "SELECT count(*) AS n, min(error_no) AS e FROM tuning_records", "-f", "json").json()
+    assert best == [{"n": 16, "e": 0}]
+    measured = {json.loads(r["i"][0][0])[0]: r["r"][0][0] * 1e6 for r in map(json.loads, log.read_text().splitlines())
+                if r["r"][1] == 0}
+    tasks = cli("tasks", "-f", "json").json()
+    assert {t["task_name"]: (t["records"], t["valid_records"]) for t in tasks} == {k: (2, 1) for k in measured}
+    assert {t["task_name"]: t["best_cost_us"] for t in tasks} == pytest.approx(measured)

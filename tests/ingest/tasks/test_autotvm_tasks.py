@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import DATA, parse, sample
+from helpers import DATA, parse, sample
 
 from hotdb.errors import ParseError
 

@@ -8,14 +8,14 @@ import json
 import re
 
 import pytest
-from conftest import DATA, PASTES, parse, table_counts
+from helpers import DATA, PASTES, parse, table_counts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hotdb.errors import ParseError
 from hotdb.ingest import REGISTRY, get
-from hotdb.ingest.base import Source
-from hotdb.ingest.paste import split
+from hotdb.ingest.paste.blocks import split
+from hotdb.ingest.source import Source
 
 LOGS = PASTES / "ms-tuning-log"  # real texts: ../shared/real/pastes/ms-tuning-log/ (SOURCES.md here)
 REAL_PASTE_FOLDERS = ("LOGS",)

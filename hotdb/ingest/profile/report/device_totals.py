@@ -8,7 +8,7 @@ shares TVM printed. Both report readers (row by row and large-file) use this.
 
 from __future__ import annotations
 
-from hotdb.ingest.rows import NodeRow
+from hotdb.rows import NodeRow
 
 REST_PREFIX = "(rest of "
 

@@ -10,7 +10,7 @@ signature, which Python canonicalises exactly as the row-by-row reader does (der
 where its rows are; the loader stores a node_signatures row per signature and reads the
 calls from the file into node_calls, inside its own DuckDB. No call becomes a Python
 object. (A large Report .json() is decoded call by call in Python instead, to the same
-kind of Parquet file: report_json.py.)
+kind of Parquet file: streamed_json.py.)
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import duckdb
 
 from hotdb.duck import connect, one_line
 from hotdb.failpoints import failpoint
-from hotdb.ingest.base import Source
-from hotdb.ingest.rows import INT32_MAX, NodeList, NodeTable, handed_over
+from hotdb.ingest.source import Source
 from hotdb.resources import sql
+from hotdb.rows import INT32_MAX, NodeList, NodeTable, handed_over
 
 
 def _sql(name: str, **parts) -> str:

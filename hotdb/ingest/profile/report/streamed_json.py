@@ -8,7 +8,7 @@ the row-by-row reader checks it (profile_report.py: its words, the call named fo
 line JSON calls do not have), and keyed by its signature (Name, Argument Shapes, Hash,
 layouts): a call of a signature seen before becomes four numbers (signature, time,
 count, device), written in batches to the Parquet file the loader reads, as the bulk CSV
-reader's (bulk.py); a new signature's first call is canonicalised once (`make_node`).
+reader's (streamed_csv.py); a new signature's first call is canonicalised once (`make_node`).
 The signatures are told apart by a 64-bit hash of their values, as DuckDB's `hash` told
 them apart before: a model's few hundred, or a million distinct kernels, each a number.
 
@@ -19,12 +19,12 @@ bench/README.md); Python's decoder, a call at a time, is as fast as they were.
 from __future__ import annotations
 
 from hotdb import limits
-from hotdb.ingest.base import Source
-from hotdb.ingest.device_totals import device_totals, rest_nodes
-from hotdb.ingest.json_stream import JsonStream
 from hotdb.ingest.lines import encoding_of
-from hotdb.ingest.report_values import METRIC_KEYS, count_of, metric_text, time_of
-from hotdb.ingest.rows import INT32_MAX, NodeList, NodeTable, handed_over
+from hotdb.ingest.profile.report.device_totals import device_totals, rest_nodes
+from hotdb.ingest.profile.report.json_stream import JsonStream
+from hotdb.ingest.profile.report.values import METRIC_KEYS, count_of, metric_text, time_of
+from hotdb.ingest.source import Source
+from hotdb.rows import INT32_MAX, NodeList, NodeTable, handed_over
 
 NOT_A_REPORT = 'expected {"calls": [...], "device_metrics": {...}}'  # the row-by-row reader's words
 BATCH = 1 << 16  # calls a Parquet row group holds

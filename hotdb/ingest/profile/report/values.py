@@ -1,13 +1,13 @@
 """A profiler Report call's values, checked: what the Report reader read whole
-(profile_report.py) and the one that decodes a large JSON call by call (report_json.py)
+(profile_report.py) and the one that decodes a large JSON call by call (report/streamed_json.py)
 both take, so that both say the same of a bad value."""
 
 from __future__ import annotations
 
 import json
 
-from hotdb.ingest.base import Source
-from hotdb.ingest.rows import INT32_MAX
+from hotdb.ingest.source import Source
+from hotdb.rows import INT32_MAX
 
 # the one-key objects Report.json() wraps each value in
 METRIC_KEYS = ("string", "count", "microseconds", "percent", "ratio")

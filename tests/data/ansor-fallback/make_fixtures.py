@@ -12,7 +12,7 @@ written by the format strings of the TVM code that logs them:
   ('conv2d_NCHWc.x86', ('TENSOR', shape, dtype), ...), 0.6 ('conv2d', (dims..., dtype), ...,
   strides, padding, dilation, layout, out_dtype) and 0.5 (no dilation).
 
-    python tests/data/fallback/make_fixtures.py [OUT_FOLDER]   # default: made/ beside this file
+    python tests/data/ansor-fallback/make_fixtures.py [OUT_FOLDER]   # default: made/ beside this file
 """
 
 from __future__ import annotations

@@ -1,0 +1,2 @@
+"""Readers whose rows are tuning tasks and records (role `tasks`): AutoTVM, auto_scheduler
+and MetaSchedule, printed and logged."""
