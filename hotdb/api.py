@@ -74,12 +74,13 @@ class Hotdb:
 
     def export(self, *, to: str, coverage: float | None = 90.0, run: str | None = None, model: str | None = None,
                log: str | Path | None = None, all_models: bool = False, weights: dict[str, float] | None = None,
-               share_of: str = "tunable"):
-        """The tasks a coverage cut selects, in a tuner's own format (hotdb/ops/export.py)."""
+               share_of: str = "tunable", into: str | Path | None = None, force: bool = False):
+        """The tasks a coverage cut selects, in a tuner's own format; `into` a folder whose
+        MetaSchedule database the export merges with, unless `force` (hotdb/ops/export.py)."""
         from hotdb.ops import export
 
         return export.export(self.database, to=to, coverage=coverage, run=run, model=model, log=log,
-                             all_models=all_models, weights=weights, share_of=share_of)
+                             all_models=all_models, weights=weights, share_of=share_of, into=into, force=force)
 
     def compare(self, run_a: str | None = None, run_b: str | None = None, *, by: str = "task", threshold: float = 0.0,
                 model: str | None = None, fail_above_pct: float | None = None,
@@ -180,3 +181,28 @@ class Hotdb:
         from hotdb.ops import lake as lakes
 
         return lakes.lake_convert(self.database, lake)
+
+
+def task_scheduler(exported: dict | str | Path, tasks: list, *, max_trials_global: int,
+                   max_trials_per_task: int | None = None):
+    """hotdb's task scheduler, for your own `ms.tune_tasks(..., task_scheduler=...)`: the
+    task whose next batch is expected to save the most microseconds a run goes next (the
+    hottest first), and each batch is joined as soon as it is measured, as `hotdb tune`
+    does (docs/tuning.md). `exported`: the `tasks.json` of `hotdb export --to metaschedule`
+    (or its path); `tasks`: the extracted tasks (or tune contexts) you give tune_tasks, in
+    that order. A task the export does not hold is tuned last (its time is not known)."""
+    import json
+
+    from hotdb.capture.tune.scheduler import Policy, TaskState, scheduler
+
+    if not isinstance(exported, dict):
+        exported = json.loads(Path(exported).read_text())
+    known = {t["task_name"]: t for t in exported.get("tasks", [])}
+    states = []
+    for task in tasks:
+        name = str(getattr(task, "task_name", task))
+        row = known.get(name, {})
+        states.append(TaskState(name, float(row.get("time_us") or 0.0), int(row.get("calls") or 1)))
+    policy = Policy(states, per_task_max=max_trials_per_task or max_trials_global, budget=max_trials_global)
+    return scheduler(policy)
+

@@ -86,6 +86,25 @@ def stored_rows(db: Path, queries: dict[str, str]) -> dict[str, list]:
         con.close()
 
 
+def relax_vm_report(path):
+    """A Relax VM profile of tests/data/relax/small_convnet.fused.relax.py as Report.json()
+    writes it (PrimFunc names, VM builtins, Argument Shapes inputs then output)."""
+    calls = [
+        ("vm.builtin.check_tensor_info", "float32[1, 3, 8, 8]", 0.4),
+        ("reshape", "float32[16], float32[1, 16, 1, 1]", 1.1),
+        ("fused_conv2d_add_relu", "float32[1, 3, 8, 8], float32[16, 3, 3, 3], float32[1, 16, 1, 1], float32[1, 16, 8, 8]", 31.5),
+        ("reshape", "float32[16], float32[1, 16, 1, 1]", 1.0),
+        ("fused_conv2d1_add_relu", "float32[1, 16, 8, 8], float32[16, 16, 3, 3], float32[1, 16, 1, 1], float32[1, 16, 8, 8]", 142.25),
+        ("reshape1", "float32[1, 16, 8, 8], float32[1, 1024]", 2.0),
+        ("transpose", "float32[10, 1024], float32[1024, 10]", 9.75),
+        ("fused_matmul_add1", "float32[1, 1024], float32[1024, 10], float32[10], float32[1, 10]", 12.5),
+    ]
+    body = ",".join('{"Name":{"string":"%s"},"Duration (us)":{"microseconds":%.17f},"Count":{"count":1},'
+                    '"Device":{"string":"cpu0"},"Argument Shapes":{"string":"%s"}}' % (n, t, a) for n, a, t in calls)
+    path.write_text('{"calls":[%s],"device_metrics":{},"configuration":{"Executor":{"string":"VM"}}}' % body)
+    return path
+
+
 # --- hotdb run as a user runs it: in a process of its own, or in this one ---------------
 def hotdb(*args, env=None, check=True) -> subprocess.CompletedProcess:
     proc = subprocess.run([sys.executable, "-m", "hotdb", *map(str, args)], capture_output=True, text=True,

@@ -45,9 +45,14 @@ def _bind(mod, entry: str, params: dict):
     return relax.transform.BindParams(entry, params)(mod)
 
 
-def load_model(spec: str, entry: str | None = None) -> LoadedModel:
+def load_model(spec, entry: str | None = None) -> LoadedModel:
+    """`spec`: a zoo name, an .onnx file, `file.py:function`, or (from Python) an IRModule,
+    (IRModule, params), or what nn.Module.export_tvm() returns."""
     from hotdb.capture.zoo import ZOO
 
+    if not isinstance(spec, (str, Path)):
+        return _module(spec, entry, "an IRModule given in Python", "irmodule", "python")
+    spec = str(spec)
     if spec in ZOO:
         module, inputs = ZOO[spec].build()
         mod, params = module.export_tvm(inputs)
@@ -97,22 +102,26 @@ def _python(path: Path, function: str, entry: str | None) -> LoadedModel:
         raise UsageError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
     if not hasattr(module, function):
         raise UsageError(f"{path} has no function {function!r}")
-    result = getattr(module, function)()
-    # an IRModule; (IRModule, params); or what nn.Module.export_tvm() returns: (IRModule,
-    # [(name, nn.Parameter)]), with a third item (external modules) when allow_extern=True
+    # named for the file (docs/commands.md); two functions of one file that give other IRs
+    # become models of their own (ops/common.py: model_name_for)
+    return _module(getattr(module, function)(), entry, f"{path}:{function}", path.stem, f"{path}:{function}")
+
+
+def _module(result, entry: str | None, where: str, name: str, source: str) -> LoadedModel:
+    """A model given as an IRModule; (IRModule, params); or what nn.Module.export_tvm()
+    returns: (IRModule, [(name, nn.Parameter)]), with a third item (external modules)
+    when allow_extern=True."""
     mod, params = (result[0], result[1] if len(result) > 1 else None) if isinstance(result, (tuple, list)) else (result, None)
     import tvm
 
     if not isinstance(mod, tvm.IRModule):
-        raise UsageError(f"{path}:{function} returned {type(mod).__name__}, expected an IRModule, (IRModule, params) "
-                         "or what nn.Module.export_tvm() returns")
-    entry = entry or _only_entry(mod, f"{path}:{function}")
+        raise UsageError(f"{where}: {type(mod).__name__} where an IRModule, (IRModule, params) or what "
+                         "nn.Module.export_tvm() returns was expected")
+    entry = entry or _only_entry(mod, where)
     if entry not in [gv.name_hint for gv in mod.get_global_vars()]:
-        raise UsageError(f"{path}:{function}: the module has no function {entry!r} (use --entry)")
+        raise UsageError(f"{where}: the module has no function {entry!r} (use --entry)")
     script = mod.script()
-    # named for the file and the function: two functions of one file are two models
-    return LoadedModel(f"{path.stem}:{function}", _bind(mod, entry, _param_values(params, f"{path}:{function}")),
-                       entry, script, f"{path}:{function}")
+    return LoadedModel(name, _bind(mod, entry, _param_values(params, where)), entry, script, source)
 
 
 def _only_entry(mod, where: str) -> str:

@@ -164,12 +164,13 @@ def export(
     log: Annotated[Optional[Path], typer.Option("--log", help="Filter this tuning log instead of the ingested records.")] = None,
     all_models: Annotated[bool, typer.Option("--all-models", help="Select over the latest run of every model (see top --all-models).")] = False,
     share_of: ShareOfOption = ShareOf.tunable,
+    force: Annotated[bool, typer.Option("--force", help="With -o DIR, replace a MetaSchedule database there instead of merging into it.")] = False,
 ) -> None:
     """Export the tasks that cover most of a run's time, in a tuner's own format."""
     from hotdb.cli import render, words
 
     result = _api().export(to=to.value, coverage=coverage, run=run, model=model, log=log, all_models=all_models,
-                           share_of=share_of.value)
+                           share_of=share_of.value, into=output if to.value == "metaschedule" else None, force=force)
     if output is None:
         sys.stdout.write(result.text)
     else:

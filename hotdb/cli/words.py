@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from hotdb.errors import DifferentBuilds, QueryLimit, TuneFailed
 from hotdb.result import Result
+from hotdb.wording import counted
 
 
 def plain(text: str) -> str:
@@ -74,7 +75,7 @@ COMPARE_COLUMNS = ["item", "verdict", "ratio", "ratio_low", "ratio_high", "noise
 TUNE_COLUMNS = ["item", "verdict", "speedup", "speedup_low", "speedup_high", "tuned", "before_us", "after_us", "noise_from",
                 "reason"]
 HISTORY_COLUMNS = ["run", "model", "created_at", "task_name", "time_us", "calls", "share_pct", "tvm_version", "tags"]
-_KINDS = {"task": "tasks", "node": "nodes", "op": "op families"}
+_KINDS = {"task": ("task", "tasks"), "node": ("node", "nodes"), "op": ("op family", "op families")}
 
 
 def top(result: Result) -> View:
@@ -82,12 +83,12 @@ def top(result: Result) -> View:
     coverage = f"coverage {f['coverage']:g} %" if f.get("coverage") is not None else None
     if f.get("all_models"):
         title = "all models: top by task" + (f", {coverage}" if coverage else "")
-        notes = [f"{len(result.rows)} tasks cover {f['reached_pct']:.1f} % of the models' weighted time"] if result.rows else []
+        notes = [f"{counted(len(result.rows), 'task')} cover {f['reached_pct']:.1f} % of the models' weighted time"] if result.rows else []
         return View(title, ALL_MODELS_COLUMNS, notes, keep=TOP_KEEP)
     title = f"run {f['run']}: top by {f['by']}" + (", projected" if f.get("projected") else "") + \
         (f", {coverage}" if coverage else "")
     notes = []
-    kind = _KINDS[f["by"]]
+    one, kind = _KINDS[f["by"]]
     if result.rows and f.get("reached_pct") is not None:
         reached, total = f["reached_pct"], f["total_time_us"]
         if f.get("projected"):
@@ -97,7 +98,7 @@ def top(result: Result) -> View:
                   f"{f.get('tunable_pct') or 0:.1f} % of the run's {total:,.1f} us)")
         else:
             of = f"of the run's {total:,.1f} us"
-        line = f"{len(result.rows)} {kind} cover {reached:.1f} % {of}"
+        line = f"{counted(len(result.rows), one, kind)} {'covers' if len(result.rows) == 1 else 'cover'} {reached:.1f} % {of}"
         if f.get("coverage") is not None and reached < f["coverage"]:
             line += f": {f['coverage']:g} % cannot be reached by {kind} alone"
         notes.append(line)
@@ -115,7 +116,8 @@ def top(result: Result) -> View:
     if f.get("projected"):
         tuned = sum(1 for t in result.column("tuned") if t)
         reused = sum(1 for t, r in zip(result.column("tuned"), result.column("reused")) if t and r)
-        notes.insert(0, f"{tuned} tasks shown have a tuning record that makes them faster"
+        notes.insert(0, f"{counted(tuned, 'task')} shown {'has' if tuned == 1 else 'have'} a tuning record that makes "
+                     f"{'it' if tuned == 1 else 'them'} faster"
                      + (f" ({reused} of them another model's, of the same workload and target, which a tune reuses)"
                         if reused else "") + "; times as projected")
     if f["by"] == "node" and not any(result.column("samples")):  # a profile of one measurement per node
@@ -246,8 +248,13 @@ def error(exc: Exception) -> str:
 
 
 def lake_imported(counts: dict, lake: str) -> str:
-    skipped = f" ({counts['skipped']} ingests it holds already skipped)" if counts["skipped"] else ""
-    return f"imported {counts['models']} models, {counts['runs']} runs into {lake}{skipped}"
+    skipped = ""
+    if counts["skipped"]:
+        skipped = f" ({counted(counts['skipped'], 'ingest')} skipped: the lake holds their files"
+        if counts.get("labels_held"):
+            skipped += f", or a run of the model under the same label: {', '.join(counts['labels_held'])}"
+        skipped += ")"
+    return f"imported {counted(counts['models'], 'model')}, {counted(counts['runs'], 'run')} into {lake}{skipped}"
 
 
 def lake_compacted(counts: dict, lake: str) -> str:
@@ -261,13 +268,24 @@ def export_notes(facts: dict) -> list[str]:
     where = f"run {facts['run']}" if facts.get("run") else "all models"
     of = "of the tunable kernel time" if facts.get("share_of", "tunable") == "tunable" else "of the run's time"
     notes = [f"{where}: {facts['workloads']} workloads cover {facts['covered_pct']:.1f} % {of}, "
-             f"{facts['tasks']} tasks selected"]
+             f"{counted(facts['tasks'], 'task')} selected"]
     if facts["untuned"]:
-        notes.append(f"{len(facts['untuned'])} selected tasks have no tuning record: {', '.join(facts['untuned'])}")
+        untuned = facts["untuned"]
+        named = ", ".join(f"{name} x{untuned.count(name)}" if untuned.count(name) > 1 else name
+                          for name in dict.fromkeys(untuned))
+        notes.append(f"{len(untuned)} of the {facts['tasks']} selected tasks {'has' if len(untuned) == 1 else 'have'} "
+                     f"no tuning record: {named}")
     if facts["taskless"]:
         notes.append(f"{len(facts['taskless'])} selected workloads have no task of the model: {'; '.join(facts['taskless'])}")
     if facts.get("records_written") is not None:
         notes.append(f"{facts['records_written']} tuning records written")
+    merged = facts.get("merged")
+    if merged:
+        notes.append(f"merged into the MetaSchedule database in {merged['folder']}: its {merged['kept_records']} records "
+                     f"and {merged['kept_workloads']} workloads kept as they were, {merged['added_records']} records and "
+                     f"{merged['added_workloads']} workloads added (--force replaces it instead)")
+    if facts.get("replaced"):
+        notes.append(f"--force: the MetaSchedule database in {facts['replaced']} was replaced by the export's")
     if facts.get("database") is not None:
         notes.append(f"-o DIR writes DIR/tasks.json and the selected tasks' {facts['database']['records']} stored records "
                      f"({facts['database']['workloads']} workloads) as a MetaSchedule JSON database: "

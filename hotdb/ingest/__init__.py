@@ -68,9 +68,9 @@ def detect(source: Source) -> Reader:
             return ingestor
     if not source.data.strip():
         raise ParseError(source.path, None, "the file is empty")
-    raise ParseError(source.path, None, "format not recognised; expected one of: "
-                     + "; ".join(f"{i.name} ({i.detects})" for i in REGISTRY)
-                     + ". Use --format NAME to choose one")
+    # one line a user reads: `hotdb formats` lists every format with how it is recognised
+    raise ParseError(source.path, None, f"format not recognised: it is none of the {len(REGISTRY)} formats hotdb "
+                     "reads (hotdb formats lists them, with what each is recognised by); --format NAME reads it as one")
 
 
 __all__ = ["REGISTRY", "Reader", "Source", "detect", "get"]

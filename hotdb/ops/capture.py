@@ -8,16 +8,19 @@ from hotdb.ops.common import capture_run, model_name_for, store_capture
 from hotdb.store.database import Database
 
 
-def profile(database: Database, model: str, *, target: str | None = None, repeat: int = 5, warmup: int = 1,
+def profile(database: Database, model, *, target: str | None = None, repeat: int = 5, warmup: int = 1,
             name: str | None = None, run: str | None = None, tags: dict[str, str] | None = None,
             entry: str | None = None, progress=None, replicates: int = 1):
-    """Compile MODEL (zoo name, .onnx file or file.py:function) with apache-tvm, time every
+    """Compile MODEL (zoo name, .onnx file, file.py:function, or an IRModule) with apache-tvm, time every
     kernel call, extract its MetaSchedule tasks and store it all as one run. With
     `replicates` N > 1: N captures, each in a process of its own, stored as the runs
     RUN.1 .. RUN.N of the replicate group RUN (default MODEL-<time>), which `compare`
     takes as one side and whose spread is the noise it judges by."""
     if repeat < 1 or warmup < 0 or replicates < 1:
         raise UsageError("a capture needs at least one timed repeat and replicate, and no negative warm-up")
+    if replicates > 1 and not isinstance(model, str):
+        raise UsageError("replicates are captured in processes of their own, which a module held in this one "
+                         "cannot reach: give it as path/to/file.py:function")
     if replicates > 1:
         return _replicates(database, model, target=target, repeat=repeat, warmup=warmup, name=name, group=run,
                            tags=tags, entry=entry, count=replicates)
@@ -26,7 +29,8 @@ def profile(database: Database, model: str, *, target: str | None = None, repeat
 
     loaded = load_model(model, entry)
     target_obj = parse_target(target)
-    result = capture_run(loaded, target_obj, model=model, repeat=repeat, warmup=warmup, progress=progress)
+    said = model if isinstance(model, str) else "the IRModule given"
+    result = capture_run(loaded, target_obj, model=said, repeat=repeat, warmup=warmup, progress=progress)
     model_name, note = model_name_for(database, loaded, name)
     loaded_result = store_capture(database, model_name, loaded, result, stamp=str(target_obj), run_label=run, tags=tags)
     if note:

@@ -124,7 +124,7 @@ def history(database: Database, *, model: str | None = None, task: str | None = 
             workload: str | None = None) -> Result:
     """One task's (or workload's) time across runs, with run metadata."""
     if task is None and workload is None:
-        raise UsageError("name the item: a task name or a workload key")
+        raise BadArgument("name the item: --task NAME or --workload KEY")
     with database.reader() as store:
         result = query(store, "history", {"model": model, "task": task, "workload": workload},
                        item=task or workload)

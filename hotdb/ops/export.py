@@ -19,7 +19,9 @@ from hotdb.errors import UsageError
 from hotdb.ops.common import check_choice, check_coverage, check_share_of, check_weights, fleet_params, resolve_run
 from hotdb.store.connection import Store
 from hotdb.store.database import Database, query, value
+from hotdb.wording import article
 
+MS_TRIALS_PER_ITER = 64  # tune_tasks' default num_trials_per_iter
 _TUNER = {"autotvm-log": "autotvm", "autotvm-tasks": "autotvm", "ansor-log": "auto_scheduler",
           "tvmc-tasks": None, "metaschedule": "meta_schedule"}
 
@@ -36,9 +38,13 @@ class Export:
 
 def export(database: Database, *, to: str, coverage: float | None = 90.0, run: str | None = None,
            model: str | None = None, log: str | Path | None = None, all_models: bool = False,
-           weights: dict[str, float] | None = None, share_of: str = "tunable") -> Export:
+           weights: dict[str, float] | None = None, share_of: str = "tunable", into: str | Path | None = None,
+           force: bool = False) -> Export:
     """The tasks a coverage cut selects, rendered for a tuner; shares of the run's tunable
-    kernel time, or with `share_of="run"` of its whole time."""
+    kernel time, or with `share_of="run"` of its whole time. `into`: the folder a
+    metaschedule export will be written to; a MetaSchedule database already there is
+    merged with the export's records (theirs kept as they are, ours appended), unless
+    `force` (then replaced)."""
     check_choice(to, choices.EXPORT_TO, f"the export format is one of {', '.join(choices.EXPORT_TO)}")
     check_coverage(coverage)
     check_share_of(share_of)
@@ -80,14 +86,79 @@ def export(database: Database, *, to: str, coverage: float | None = 90.0, run: s
              "covered_pct": sum(r["share_pct"] for r in selection if r["share_pct"] is not None),
              "share_of": share_of,
              "tasks": sum(1 for r in selection if r["task_name"]),
-             "untuned": sorted({r["task_name"] for r in selection if r["task_name"] and not r["records"]}),
+             "untuned": [r["task_name"] for r in selection if r["task_name"] and not r["records"]],
              "taskless": [r["workload"] for r in selection if r["task_name"] is None],
              "records_written": len(lines) if lines is not None else None}
     files = {}
     if database is not None:
-        files = {"database_workload.json": database[0], "database_tuning_record.json": database[1], "tasks.json": text}
         facts["database"] = {"workloads": database[0].count("\n"), "records": database[1].count("\n")}
+        if into is not None and not force:
+            database, facts["merged"] = merge_ms_database(Path(into), *database)
+        elif into is not None and (Path(into) / MS_FILES[0]).exists():
+            facts["replaced"] = str(into)
+        files = {MS_FILES[0]: database[0], MS_FILES[1]: database[1], "tasks.json": text}
     return Export(text, selection, facts, files)
+
+
+MS_FILES = ("database_workload.json", "database_tuning_record.json")
+
+
+def merge_ms_database(folder: Path, workloads: str, records: str) -> tuple[tuple[str, str], dict | None]:
+    """The export's database merged into the one a folder already holds (a tune's work
+    folder, a user's own): their lines kept byte for byte and in order, ours appended; a
+    workload they hold (the same structural hash) is theirs, our records renumbered to
+    it; a record they hold already is not added again. A folder's `tasks.json` not of an
+    earlier export is theirs: refused. None for the counts where the folder held none."""
+    tasks = folder / "tasks.json"
+    if tasks.is_file() and not _is_our_tasks(tasks):
+        raise UsageError(f"{tasks} is not a tasks.json hotdb exported; export into another folder, or --force to replace it")
+    paths = [folder / name for name in MS_FILES]
+    if not paths[0].is_file():
+        return (workloads, records), None
+    theirs_w, theirs_r = (_whole_lines(path) for path in paths)
+    index = {json.loads(line)[0]: i for i, line in enumerate(theirs_w.splitlines())}
+    held = {line.strip() for line in theirs_r.splitlines()}
+    ours_w = workloads.splitlines()
+    remap, added_w = {}, []
+    for i, line in enumerate(ours_w):
+        shash = json.loads(line)[0]
+        if shash not in index:
+            index[shash] = len(index)
+            added_w.append(line)
+        remap[i] = index[shash]
+    added_r = []
+    for line in records.splitlines():
+        number, tail = line[1:].split(",", 1)
+        line = f"[{remap[int(number)]},{tail}"
+        if line not in held:
+            held.add(line)
+            added_r.append(line)
+    merged = (theirs_w + "".join(w + "\n" for w in added_w), theirs_r + "".join(r + "\n" for r in added_r))
+    return merged, {"folder": str(folder), "kept_records": len(theirs_r.splitlines()), "added_records": len(added_r),
+                    "kept_workloads": len(theirs_w.splitlines()), "added_workloads": len(added_w)}
+
+
+def _whole_lines(path: Path) -> str:
+    """A database file's text, ending in a newline, so that lines appended stay lines; a
+    last line a killed tune cut short is refused (MetaSchedule would read neither it nor
+    the line appended to it)."""
+    text = path.read_text() if path.is_file() else ""
+    if text and not text.endswith("\n"):
+        last = text.rsplit("\n", 1)[-1]
+        try:
+            json.loads(last)
+        except ValueError:
+            raise UsageError(f"{path}:{text.count(chr(10)) + 1}: the last line is cut short (a tune stopped while "
+                             "writing it); remove it, or export with --force to replace the database") from None
+        text += "\n"
+    return text
+
+
+def _is_our_tasks(path: Path) -> bool:
+    try:
+        return "op_names" in json.loads(path.read_text())
+    except (ValueError, TypeError, OSError):
+        return False
 
 
 def _ms_database(store: Store, model_ids: list[int], selection: list[dict]) -> tuple[str, str]:
@@ -114,7 +185,7 @@ def _nothing_to_export(to: str, selection: list[dict], lines: list[str] | None) 
         return "the selection holds no task (ingest the model's tasks: a task printout, a tuning log or a capture)"
     if tuner is not None and not any(r["tuner"] == tuner for r in tasks):
         held = ", ".join(sorted({r["tuner"] for r in tasks}))
-        return f"the selected tasks are {held} tasks, none is a {tuner} task (export --to json lists them)"
+        return f"the selected tasks are {held} tasks, none is {article(tuner)} task (export --to json lists them)"
     if lines is not None and not lines:
         return (f"none of the selected {tuner} tasks has a tuning record "
                 f"(tune them first, or export --to {'autotvm-tasks' if tuner == 'autotvm' else 'json'})")
@@ -163,15 +234,21 @@ def render(fmt: str, selection: list[dict], record_lines: list[str] | None, list
 
 
 def _ms_tasks(rows: list[dict], names: list[str]) -> dict:
-    """What MetaSchedule takes: `op_names` for relax.transform.MetaScheduleTuneIRMod (and
-    tune_relax), `task_weights` (the measured shares) for tune_tasks, and each task. An
+    """What MetaSchedule takes: `op_names` (hottest first) for
+    relax.transform.MetaScheduleTuneIRMod (and tune_relax), `task_weights` (the measured
+    shares) for tune_tasks, the trials below which those weights change nothing, and each
+    task (hotdb.task_scheduler reads their times). An
     op name selects every task whose name contains it (relax_integration.tune_relax), so
     the names it would select beyond the selection are listed under `also_selects`."""
     selected = [r["task_name"] for r in rows if not r["task_name"].isdigit()]  # a bare hash names no extracted task
     also = {n: sorted(o for o in names if n in o and o not in selected) for n in selected}
-    return {"op_names": selected,
+    return {"op_names": selected,  # hottest first, as the selection is ranked
             "task_weights": {r["task_name"]: r["share_pct"] for r in rows if r["task_name"] in selected},
             "also_selects": {n: o for n, o in also.items() if o},
+            # MetaSchedule's gradient scheduler first gives each task a batch of num_trials_per_iter
+            # trials, in the order it is given the tasks: weights count only beyond that warm-up
+            "num_trials_per_iter": MS_TRIALS_PER_ITER,
+            "trials_before_weights_count": MS_TRIALS_PER_ITER * len(selected),
             "tasks": [{"task_name": r["task_name"], "structural_hash": r["structural_hash"], "workload": r["workload"],
                        "calls": r["calls"], "share_pct": r["share_pct"], "time_us": r["time_us"]} for r in rows]}
 

@@ -24,7 +24,7 @@ def import_database(lake: Lake, db_path: Path) -> dict:
     are left out."""
     lake._writable()
     source = Store(db_path, create=False, read_only=True)
-    counts = {"models": 0, "runs": 0, "skipped": 0}
+    counts = {"models": 0, "runs": 0, "skipped": 0, "labels_held": []}
     try:
         for old_model_id, name in source.con.execute(sql("lake", "export_models")).fetchall():
             with Attempts(lake.root) as attempts:
@@ -33,25 +33,35 @@ def import_database(lake: Lake, db_path: Path) -> dict:
                     outcome = _import_model(lake, source.con, log, old_model_id, name, attempts)
                     if outcome is not None:
                         break
-            counts["models"] += bool(outcome[0])
-            counts["runs"] += outcome[0]
-            counts["skipped"] += outcome[1]
+            runs, imported, skipped, labels = outcome
+            counts["models"] += bool(imported)
+            counts["runs"] += runs
+            counts["skipped"] += skipped
+            counts["labels_held"] += [f"{name}/{label}" for label in labels]
     finally:
         source.close()
     return counts
 
-def _import_model(lake: Lake, src, log, old_model_id: int, name: str, attempts) -> tuple[int, int] | None:
-    """(runs imported, ingests skipped), or None when a commit of the model landed
-    while this one was made (do it again)."""
+
+def _import_model(lake: Lake, src, log, old_model_id: int, name: str, attempts) -> tuple[int, int, int, list[str]] | None:
+    """(runs imported, ingests imported, ingests skipped, the run labels of other content the lake holds), or
+    None when a commit of the model landed while this one was made (do it again). An
+    ingest is skipped when the lake holds its files, or a run of the model under a label
+    of its runs: a label names one run of a model (a second would break the lake's key),
+    and the lake's is kept."""
     from hotdb.store.rematch import rematch_models
 
     with lake._context(name, lake._commit_rows(log)) as store:
         held = {r[0] for r in store.con.execute("SELECT content_sha256 FROM sources").fetchall()}
+        held_labels = {r[0] for r in store.con.execute("SELECT label FROM runs").fetchall()}
         ingests = [r[0] for r in src.execute(sql("lake", "model_ingests"), {"model_id": old_model_id, "after": None}).fetchall()]
         shas = {i: {r[0] for r in src.execute(sql("lake", "ingest_contents"), {"ingest": i}).fetchall()} for i in ingests}
         new = [i for i in ingests if not shas[i] or not shas[i] <= held]
+        labels = {i: [r[0] for r in src.execute(sql("lake", "ingest_run"), {"ingest": i}).fetchall()] for i in new}
+        clashing = sorted(label for i in new for label in labels[i] if label in held_labels)
+        new = [i for i in new if not set(labels[i]) & held_labels]
         if not new:
-            return 0, len(ingests)
+            return 0, 0, len(ingests), clashing
         new_model_id = model_id_of(name)
         offset = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
         _copy_model(src, store.con, new, new_model_id, offset)
@@ -63,7 +73,7 @@ def _import_model(lake: Lake, src, log, old_model_id: int, name: str, attempts) 
         runs = sum(1 for c in claims if c.startswith("run:"))
     if not lake._commit(log, commit_id, new_model_id, claims, attempts):
         return None
-    return runs, len(ingests) - len(new)
+    return runs, len(new), len(ingests) - len(new), clashing
 
 
 def convert(lake: Lake) -> dict:

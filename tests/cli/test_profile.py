@@ -6,6 +6,8 @@ import statistics
 
 import pytest
 
+from hotdb.errors import UsageError
+
 pytestmark = pytest.mark.slow
 
 CONV_MODEL = '''
@@ -97,7 +99,7 @@ def test_profile_python_function_with_convolutions(cli, tmp_path):
     path.write_text(CONV_MODEL)
     result = cli("profile", f"{path}:build", "--repeat", "3", "--tag", "case=py")  # its one function: forward
     assert result.code == 0, result.err
-    kernels, _ = check_capture(cli, "net:build-1")  # named for the file and the function
+    kernels, _ = check_capture(cli, "net-1")  # named for the file, as docs/commands.md says
     convs = {k["workload_key"] for k in kernels if k["is_kernel"] and (k["workload_key"] or "").startswith("conv2d")}
     # the workload inferred from the task's shapes equals the IR's own conv2d attributes
     assert convs == {"conv2d float32 d=1x3x16x16 w=16x3x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1",
@@ -111,13 +113,32 @@ def test_profile_python_function_with_convolutions(cli, tmp_path):
     assert changed.code == 0, changed.err
     assert "holds captures of another IR" in changed.err
     models = sorted(m["model"] for m in cli("models", "-f", "json").json())
-    assert len(models) == 2 and models[0] == "net:build" and models[1].startswith("net:build@")
-    compared = cli("compare", "net:build-1", f"{models[1]}-1", "--fail-on-regression", "5")
+    assert len(models) == 2 and models[0] == "net" and models[1].startswith("net@")
+    compared = cli("compare", "net-1", f"{models[1]}-1", "--fail-on-regression", "5")
     assert compared.code == 1 and "different IR" in compared.err and "--allow-different-builds" in compared.err
     # what nn.Module.export_tvm() returns, as it comes: (IRModule, [(name, Parameter)]), weights unset
     as_exported = cli("profile", f"{path}:exported", "--repeat", "1", "-f", "json")
     assert as_exported.code == 0, as_exported.err
     assert any(t["task_name"].startswith("fused_conv2d") for t in as_exported.json())  # stdout: only the data
+
+
+def test_profile_an_irmodule_from_python(db, tmp_path):
+    """Hotdb.profile takes the module itself, as a notebook holds it: named as asked."""
+    import importlib.util
+
+    from hotdb import Hotdb
+
+    path = tmp_path / "net.py"
+    path.write_text(CONV_MODEL)
+    spec = importlib.util.spec_from_file_location("net_for_api", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    loaded = Hotdb(db).profile(module.build(), name="mine", repeat=1)
+    assert loaded.model == "mine" and loaded.run_label == "mine-1"
+    tasks = Hotdb(db).top(by="task", run="mine-1").records()
+    assert any(t["task_name"].startswith("fused_conv2d") for t in tasks)
+    with pytest.raises(UsageError, match="file.py:function"):
+        Hotdb(db).profile(module.build(), replicates=2)
 
 
 def test_profile_onnx_model(cli, tmp_path):

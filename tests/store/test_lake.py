@@ -201,3 +201,22 @@ def _distinct_profiles(tmp_path, vgg16, n: int) -> list:
         path.write_text(Path(vgg16["table"]).read_text() + f"\n# profile {i}\n")
         paths.append(path)
     return paths
+
+
+def test_an_import_skips_a_run_label_the_lake_holds_and_says_so(tmp_path, vgg16):
+    """A database whose run `m-1` is not the lake's `m-1`: the lake's run is kept, the
+    clashing ingest skipped and named, the other models imported; again, nothing more."""
+    lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
+    hotdb("--lake", lake, "ingest", vgg16["table"], "--model", "m")
+    here("--db", db, "ingest", TVM09_TABLE, "--model", "m")
+    here("--db", db, "ingest", vgg16["relay"], vgg16["tasks"], "--model", "other")
+    before = json.loads(here("--lake", lake, "runs", "-f", "json").stdout)
+    imported = hotdb("--db", db, "lake", "import", lake)
+    assert "Traceback" not in imported.stderr
+    assert "imported 1 model, 0 runs" in imported.stderr and "m/m-1" in imported.stderr
+    assert json.loads(here("--lake", lake, "runs", "-f", "json").stdout) == before  # the lake's m-1, unchanged
+    models = {m["model"]: m for m in json.loads(here("--lake", lake, "models", "-f", "json").stdout)}
+    assert models["other"]["ir_calls"] == 56 and models["other"]["tasks"] > 0
+    again = hotdb("--db", db, "lake", "import", lake)
+    assert "imported 0 models, 0 runs" in again.stderr
+    assert json.loads(here("--lake", lake, "models", "-f", "json").stdout) == list(models.values())
