@@ -8,8 +8,6 @@ import pytest
 from helpers import DATA, parse, relax_vm_report
 
 
-
-
 def test_relax_script_forms():
     _, high = parse(DATA / "relax/small_convnet.relax.py")
     convs = [c for c in high.ir_calls if c.op_name == "nn.conv2d"]

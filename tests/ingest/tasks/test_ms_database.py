@@ -1,12 +1,10 @@
-"""Relax TVMScript, MetaSchedule databases and Relax VM profiles matched by argument shapes."""
+"""MetaSchedule JSON database folders: tasks, records, and what a bad one says."""
 
 from __future__ import annotations
 
 import json
 
 from helpers import DATA, parse, table_counts
-
-
 
 
 def test_metaschedule_database_folder():
