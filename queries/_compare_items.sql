@@ -15,9 +15,12 @@
 --   none     one capture a side with one time per item: nothing to judge by
 --
 -- A run captured beside busy processes (_quiet_run) is left out of its side when the side
--- has quiet runs; a side with none is not judged: sharing the CPUs slows every kernel
--- alike (two busy processes on two cores double its time), which neither its samples nor
--- the noise of quieter runs show.
+-- has quiet runs. A side with none is judged with its interval widened by the most the
+-- load can have slowed it (_load_slowdown, toward the faster side only: a load never
+-- speeds a kernel up): sharing the CPUs slows every kernel alike (two busy processes on
+-- two cores double its time), which neither its samples nor the noise of quieter runs
+-- show, but a change beyond that bound (a tune's 3x and more) is still told, and the
+-- reason says the load was allowed for.
 --
 -- The whole run, '(end to end)', is judged alone (no adjustment). An item with no kernel
 -- (VM builtins, the runtime's overhead: the whole run less its kernels, a difference of
@@ -37,7 +40,7 @@
 -- @column time_b_us      side B's
 -- @column delta_us       time_b_us - time_a_us
 -- @column ratio          time_b_us / time_a_us
--- @column ratio_low      the ratio's 95 % interval, lower end
+-- @column ratio_low      the ratio's 95 % interval, lower end (widened by a busy side's load)
 -- @column ratio_high     its upper end
 -- @column runs_a         runs of side A that time the item (its quiet ones, where it has any)
 -- @column runs_b         runs of side B
@@ -48,7 +51,7 @@
 -- @column p_value        the t test's p-value (adjusted across items for noise_from runs)
 -- @column significant    whether a change was told (faster or slower)
 -- @column verdict        faster, slower, within noise, can't tell, added or removed
--- @column reason         for can't tell, why and what to capture
+-- @column reason         for can't tell, why and what to capture; for a busy side, the load allowed for
 CREATE OR REPLACE MACRO _compare_items(a_runs, b_runs, item_kind, threshold_pct, floor_pct) AS TABLE
 WITH picked AS (
     SELECT CASE WHEN list_contains(a_runs, i.run_id) THEN 'a' ELSE 'b' END AS side, i.*,
@@ -64,7 +67,7 @@ sides AS (
            sum(samples) AS samples, bool_and(samples >= 2) AS sampled, any_value(run_id) AS run_id,
            any_value(task_name) AS task_name, any_value(task_args) AS task_args,
            min(label) AS label, min(others_cpu_pct) AS others_cpu_pct, bool_or(quiet) AS quiet,
-           bool_or(kernel) AS kernel
+           max(_load_slowdown(others_cpu_pct)) AS slowdown, bool_or(kernel) AS kernel
     FROM picked GROUP BY item, side
 ),
 history AS (
@@ -104,11 +107,14 @@ paired AS (
            a.time_us AS time_a_us, b.time_us AS time_b_us, a.runs AS runs_a, b.runs AS runs_b,
            coalesce(a.samples, 0) AS samples_a, coalesce(b.samples, 0) AS samples_b,
            b.mean_log - a.mean_log AS d, coalesce(a.kernel, b.kernel) AS kernel,
-           CASE WHEN NOT a.quiet AND a.runs = 1 THEN 'run ' || a.label
-                WHEN NOT a.quiet THEN format('every run of side A ({})', a.runs)
-                WHEN NOT b.quiet AND b.runs = 1 THEN 'run ' || b.label
-                WHEN NOT b.quiet THEN format('every run of side B ({})', b.runs) END AS busy_run,
-           CASE WHEN NOT a.quiet THEN a.others_cpu_pct WHEN NOT b.quiet THEN b.others_cpu_pct END AS busy_cpu_pct,
+           nullif(concat_ws(' and ',
+               CASE WHEN NOT a.quiet AND a.runs = 1 THEN format('run {} ({:.0f} % of the CPUs)', a.label, a.others_cpu_pct)
+                    WHEN NOT a.quiet THEN format('every run of side A ({}, {:.0f} % of the CPUs or more)', a.runs,
+                                                 a.others_cpu_pct) END,
+               CASE WHEN NOT b.quiet AND b.runs = 1 THEN format('run {} ({:.0f} % of the CPUs)', b.label, b.others_cpu_pct)
+                    WHEN NOT b.quiet THEN format('every run of side B ({}, {:.0f} % of the CPUs or more)', b.runs,
+                                                 b.others_cpu_pct) END), '') AS busy_run,
+           coalesce(a.slowdown, 1.0) AS slow_a, coalesce(b.slowdown, 1.0) AS slow_b,
            CASE
                WHEN a.item IS NULL OR b.item IS NULL OR a.mean_log IS NULL OR b.mean_log IS NULL THEN NULL
                WHEN NOT coalesce(a.kernel, b.kernel) THEN 'none'
@@ -148,9 +154,11 @@ spread AS (
     FROM moderated
 ),
 tested AS (
+    -- a busy side's load can only have slowed it: B's by up to slow_b (the ratio may be
+    -- that much lower), A's by up to slow_a (that much higher)
     SELECT *, exp(d) AS ratio,
-           exp(d - hotdb_t_quantile(df) * se) AS ratio_low,
-           exp(d + hotdb_t_quantile(df) * se) AS ratio_high,
+           exp(d - hotdb_t_quantile(df) * se) / slow_b AS ratio_low,
+           exp(d + hotdb_t_quantile(df) * se) * slow_a AS ratio_high,
            hotdb_t_p(d / nullif(se, 0), df) AS p_raw
     FROM spread
 ),
@@ -173,6 +181,10 @@ judged AS (
                WHEN NOT kernel THEN 'can''t tell'
                WHEN time_a_us IS NULL AND runs_a IS NULL THEN 'added'
                WHEN time_b_us IS NULL AND runs_b IS NULL THEN 'removed'
+               -- a busy side: told only where the interval widened by the load excludes no change
+               WHEN busy_run IS NOT NULL AND noise_from IN ('runs', 'samples') AND abs(ratio - 1) * 100 >= threshold_pct
+                    AND (ratio_low > 1 + CASE WHEN noise_from = 'samples' THEN floor_pct ELSE 0 END / 100 OR ratio_high < 1 / (1 + CASE WHEN noise_from = 'samples' THEN floor_pct ELSE 0 END / 100))
+                   THEN CASE WHEN ratio > 1 THEN 'slower' ELSE 'faster' END
                WHEN busy_run IS NOT NULL THEN 'can''t tell'
                WHEN noise_from = 'runs' AND p_value <= 0.05 AND abs(ratio - 1) * 100 >= threshold_pct
                    THEN CASE WHEN ratio > 1 THEN 'slower' ELSE 'faster' END
@@ -190,13 +202,17 @@ SELECT item, task_name, task_args, time_a_us, time_b_us, time_b_us - time_a_us A
             THEN 100 * (exp(hotdb_t_quantile(df) * se) - 1) END AS noise_pct,
        p_value, verdict IN ('faster', 'slower') AS significant, verdict,
        CASE
+           WHEN verdict IN ('faster', 'slower') AND busy_run IS NOT NULL THEN
+               format('{} captured beside busy processes: told beyond the {:.1f}x they can slow a kernel',
+                      busy_run, greatest(slow_a, slow_b))
            WHEN verdict <> 'can''t tell' THEN NULL
            WHEN NOT kernel THEN
                'not a kernel: the runtime''s own time (the whole run''s row judges it)'
            WHEN noise_from IS NULL THEN 'no time measured on a side (a call the profiler timed as 0)'
            WHEN busy_run IS NOT NULL THEN
-               format('{} captured while other processes used {:.0f} % of the CPUs or more: capture again on a '
-                      'quiet machine (each side with --replicates 3)', busy_run, busy_cpu_pct)
+               format('{} captured beside busy processes, which can slow a kernel up to {:.1f}x, more than this '
+                      'change: capture again on a quiet machine (each side with --replicates 3)', busy_run,
+                      greatest(slow_a, slow_b))
            WHEN noise_from = 'samples' THEN
                format('one run a side, no history: within ±{:.0f} % may be capture noise; capture with --replicates 3',
                       floor_pct)

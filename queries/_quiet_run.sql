@@ -7,3 +7,4 @@
 --
 -- @param others_cpu_pct  the CPU time other processes used while the run timed, in %
 CREATE OR REPLACE MACRO _quiet_run(others_cpu_pct) AS coalesce(others_cpu_pct, 0) <= 10;
+

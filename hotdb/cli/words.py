@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from hotdb.errors import DifferentBuilds, QueryLimit, TuneFailed
 from hotdb.result import Result
-from hotdb.wording import counted
+from hotdb.wording import busy_capture, counted
 
 
 def plain(text: str) -> str:
@@ -105,6 +105,8 @@ def top(result: Result) -> View:
     if f["by"] == "task":
         notes.append(f"apart from it: runtime overhead {f.get('overhead_pct') or 0:.1f} %, "
                      f"untunable kernels {f.get('untunable_pct') or 0:.1f} % of the run")
+    if f.get("quiet") is False:
+        notes.append(busy_capture(f"run {f['run']}", f["others_cpu_pct"], f["load_slowdown"]))
     notes.append(f"time matched to a workload {f.get('matched_pct') or 0:.1f} % (to a task {f.get('with_task_pct') or 0:.1f} %), "
                  f"ambiguous {f.get('ambiguous_pct') or 0:.1f} %, tunable but unmatched {f.get('unmatched_tunable_pct') or 0:.1f} %, "
                  f"not tunable {f.get('not_tunable_pct') or 0:.1f} %")
@@ -123,6 +125,13 @@ def top(result: Result) -> View:
     if f["by"] == "node" and not any(result.column("samples")):  # a profile of one measurement per node
         columns = [c for c in columns if c not in _SAMPLE_COLUMNS]
     return View(title, columns, notes, keep=[c for c in TOP_KEEP if c in (columns or TOP_KEEP)])
+
+
+def runs(result: Result) -> View:
+    busy = [(r["run"], r["others_cpu_pct"]) for r in result.records() if r.get("busy")]
+    notes = ["busy: captured while other processes shared the CPUs, its times measure the machine too: "
+             + ", ".join(f"{run} ({pct:.0f} %)" for run, pct in busy)] if busy else []
+    return View("runs", notes=notes)
 
 
 def missing_artifacts(f: dict) -> list[str]:
@@ -176,9 +185,10 @@ def compare_legend(result: Result) -> list[str]:
     if "none" in sources:
         notes.append("can't tell: see reason; a derived item (runtime overhead) or a printed time has 0 samples")
     if f.get("busy_runs"):
-        notes.append("captured beside busy processes, left out of their side (not judged where a side has no "
-                     "other): " + ", ".join(f"{r['label']} ({r['others_cpu_pct']:.0f} % of the CPUs)"
-                                             for r in f["busy_runs"]))
+        notes.append("captured beside busy processes, left out of their side where it has a quiet run; a side with "
+                     "none is judged with its interval widened by the most the load can slow a kernel, 1 / (1 - the "
+                     "others' share of the CPUs): " + ", ".join(f"{r['label']} ({r['others_cpu_pct']:.0f} % of the CPUs)"
+                                                               for r in f["busy_runs"]))
     return notes
 
 
@@ -298,7 +308,6 @@ def titled(title: str):
     return lambda result: View(title)
 
 
-runs = titled("runs")
 models = titled("models")
 sql = titled("sql")
 formats = titled("formats, in detection order")

@@ -4,7 +4,7 @@ MetaSchedule tasks (hotdb/capture/profile.py), and store it all as one run."""
 from __future__ import annotations
 
 from hotdb.errors import UsageError
-from hotdb.ops.common import capture_run, model_name_for, store_capture
+from hotdb.ops.common import busy_notes, capture_run, model_name_for, store_capture
 from hotdb.store.database import Database
 
 
@@ -35,6 +35,7 @@ def profile(database: Database, model, *, target: str | None = None, repeat: int
     loaded_result = store_capture(database, model_name, loaded, result, stamp=str(target_obj), run_label=run, tags=tags)
     if note:
         loaded_result.notes.append(note)
+    loaded_result.notes += busy_notes(database, loaded_result.model, loaded_result.run_labels)
     return loaded_result
 
 
@@ -59,6 +60,7 @@ def _replicates(database: Database, model: str, *, target, repeat, warmup, name,
         results.append(store_capture(database, model_name, loaded, captured, stamp=f"{target_obj} replicate {i}",
                                      run_label=f"{group}.{i}", tags=tags, run_meta={"replicate_of": group}))
     last = results[-1]
+    last.notes += busy_notes(database, model_name, [r.run_label for r in results])
     last.notes.append(f"replicate group {group}: runs {group}.1 .. {group}.{count} (compare takes {group} as one side)")
     if note:
         last.notes.append(note)

@@ -14,6 +14,7 @@ from hotdb import choices
 from hotdb.errors import BadArgument, CaptureError, HotdbError, UsageError
 from hotdb.store.connection import Store
 from hotdb.store.database import Database, query
+from hotdb.wording import busy_capture
 
 # -- which run ------------------------------------------------------------------------------
 
@@ -123,6 +124,13 @@ def store_capture(database: Database, model_name: str, loaded, result, *, stamp:
     label, tags); `run_meta` adds to what the capture measured."""
     return database.load(model_name, capture_items(loaded, result, stamp), target=result.profile.run.target,
                          run_meta={**result.run_meta, **(run_meta or {})}, **load_options)
+
+
+def busy_notes(database: Database, model: str, labels: list[str]) -> list[str]:
+    """A note for each of these runs of `model` that was captured beside busy processes (_quiet_run)."""
+    with database.reader() as store:
+        rows = query(store, "busy_captures", {"model": model, "labels": labels}).records()
+    return [busy_capture(f"run {r['label']}", r["others_cpu_pct"], r["load_slowdown"]) for r in rows]
 
 
 def capture_items(loaded, result, stamp: str) -> list:

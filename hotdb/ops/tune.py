@@ -184,12 +184,21 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
     # keeps for its re-profile before the deadline, until one has been timed
     found = baseline(database, model_name, target_json, loaded.ir_sha256)
     profile_s = found[2] if found else None
+    inform = settings.get("inform") or (lambda text: None)
+    if found is not None and not found[3]:
+        # a busy capture measures the machine: a speed-up against it is the load's
+        inform(f"the stored baseline {found[1]} was captured while other processes used {found[4]:.0f} % of the "
+               "CPUs: profiling a fresh one")
+        found = None
     if found is None:
         profile_started = time.monotonic()
         result = capture_run(loaded, target_obj, model=model, repeat=repeat, progress=progress)
         store_capture(database, model_name, loaded, result, stamp=str(target_obj))
         profile_s = time.monotonic() - profile_started
         found = baseline(database, model_name, target_json, loaded.ir_sha256)
+        if not found[3]:
+            inform(f"the baseline {found[1]} was captured while other processes used {found[4]:.0f} % of the CPUs: "
+                   "the comparison allows for the slowdown that can cause, and tells only changes beyond it")
     # a name is data: only its safe characters reach a default folder name
     work = Path(work_dir or "hotdb-tune-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("._"))
     job = _Job(database, model, loaded, target_obj, target, target_json, model_name, work, repeat, progress,
@@ -201,9 +210,10 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
 
 
 def baseline(database: Database, model_name: str, target_json: str | None,
-             ir_sha256: str | None) -> tuple[int, str, float | None] | None:
-    """(run_id, label, its capture's seconds) of the run a tune starts from, or None when
-    the model has none."""
+             ir_sha256: str | None) -> tuple[int, str, float | None, bool, float | None] | None:
+    """(run_id, label, its capture's seconds, whether the machine was quiet, other
+    processes' share of the CPUs) of the run a tune starts from, or None when the model
+    has none."""
     try:
         with database.reader() as store:
             rows = query(store, "baseline_run", {"model": model_name, "target": target_json, "ir": ir_sha256}).rows

@@ -94,7 +94,7 @@ def test_history_of_one_task(two_runs):
     rows = cli("history", "--workload", slow_key, "-f", "json").json()
     assert [r["run"] for r in rows] == ["base", "slow"]
     assert rows[1]["time_us"] == pytest.approx(2 * rows[0]["time_us"], rel=0.05)
-    assert cli("history").code == 1
+    assert cli("history").code == 2  # a usage error: the item is not named
 
 
 def test_compare_by_op_and_kernel(two_runs):
