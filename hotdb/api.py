@@ -84,15 +84,17 @@ class Hotdb:
 
     def compare(self, run_a: str | None = None, run_b: str | None = None, *, by: str = "task", threshold: float = 0.0,
                 model: str | None = None, fail_above_pct: float | None = None,
-                allow_different_builds: bool = False) -> Result:
-        """Two runs per task (kernel, op) with a significance test. With `fail_above_pct`, a
+                allow_different_builds: bool = False, all_items: bool = False) -> Result:
+        """Two runs per task (kernel, op) with a significance test; items no side timed (VM
+        builtins) only with `all_items`. With `fail_above_pct`, a
         regression gate: raises errors.Regressions when a significant regression exceeds it
         (the 95 % interval above), errors.DifferentBuilds when the runs are of different IR or
         target and not `allow_different_builds`; both carry the comparison (hotdb/ops/compare.py)."""
         from hotdb.ops import compare
 
         return compare.compare(self.database, run_a, run_b, by=by, threshold=threshold, model=model,
-                               fail_above_pct=fail_above_pct, allow_different_builds=allow_different_builds)
+                               fail_above_pct=fail_above_pct, allow_different_builds=allow_different_builds,
+                               all_items=all_items)
 
     def history(self, *, model: str | None = None, task: str | None = None, workload: str | None = None) -> Result:
         """One task's or workload's time across runs (hotdb/ops/compare.py)."""

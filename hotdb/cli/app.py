@@ -191,6 +191,7 @@ def compare(
     allow_different_builds: Annotated[bool, typer.Option(
         "--allow-different-builds", help="Let --fail-on-regression judge runs of different IR or target.")] = False,
     model: ModelOption = None,
+    all_items: Annotated[bool, typer.Option("--all-items", help="Also the items no side timed (VM builtins).")] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Compare runs per task, each change judged against the noise between runs; a CI gate with --fail-on-regression."""
@@ -198,7 +199,8 @@ def compare(
 
     try:
         result = _api().compare(run_a, run_b, by=by.value, threshold=threshold, model=model,
-                                fail_above_pct=fail_on_regression, allow_different_builds=allow_different_builds)
+                                fail_above_pct=fail_on_regression, allow_different_builds=allow_different_builds,
+                                all_items=all_items)
     except DifferentBuilds as exc:  # refused before the comparison is shown: only its warnings are
         _warn(words.compare_warnings(exc.result.facts))
         raise

@@ -96,31 +96,72 @@ def _pareto(data: ReportData) -> str:
     return _svg(figure)
 
 
+# a colour for every verdict; one no change could be told for is drawn in its direction's
+# pale colour, hatched: a 10x change left untold (a busy side) still shows which way it went
+VERDICT_STYLE = {"slower": ("#c0392b", None), "faster": ("#27ae60", None), "within noise": ("#7f8c8d", None),
+                 "can't tell slower": ("#f1b0a8", "//"), "can't tell faster": ("#a9dfbf", "//")}
+
+
+def _style(row: dict) -> tuple[str, str | None]:
+    verdict = row["verdict"]
+    if verdict == "can't tell":
+        verdict += " slower" if (row["ratio"] or 1) >= 1 else " faster"
+    return VERDICT_STYLE.get(verdict, ("#aaaaaa", None))
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Ticks for a log axis over [low, high], at 1, 2 and 5 of each decade (fewer where the
+    range spans many), 1 always among them, one tick beyond each end so that the data lies
+    between labelled ticks: a label every tick, none crowding the next."""
+    import math
+
+    low, high = min(low, 1.0), max(high, 1.0)
+    decades = math.log10(high) - math.log10(low)
+    steps = (1, 2, 5) if decades <= 3 else (1,)
+    ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 2) for m in steps]
+    below = [t for t in ticks if t <= low * (1 + 1e-9)]
+    above = [t for t in ticks if t >= high * (1 - 1e-9)]
+    return [t for t in ticks if (below[-1] if below else ticks[0]) <= t <= (above[0] if above else ticks[-1])]
+
+
 def _comparison(data: ReportData) -> str:
     plt = _plt()
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-    # every item timed on both sides, those no change could be told for too (grey, their
-    # interval drawn where there is one)
+    # every item timed on both sides, those no change could be told for too (pale, hatched,
+    # their interval drawn where there is one)
     rows = [r for r in data.compare.records() if r["ratio"] is not None][:15]
-    figure, axis = plt.subplots(figsize=(7, 0.35 * len(rows) + 1.2))
-    colors = ["#c0392b" if r["verdict"] == "slower" else "#27ae60" if r["verdict"] == "faster" else "#aaaaaa"
-              for r in rows]
+    figure, axis = plt.subplots(figsize=(7, 0.35 * len(rows) + 1.6))
+    styles = [_style(r) for r in rows]
     labels = [_short(r) for r in rows]
     errors = [[r["ratio"] - (r["ratio_low"] or r["ratio"]) for r in rows],
               [(r["ratio_high"] or r["ratio"]) - r["ratio"] for r in rows]]
-    axis.barh(range(len(rows)), [r["ratio"] for r in rows], color=colors, xerr=errors, ecolor="#333", capsize=2)
+    bars = axis.barh(range(len(rows)), [r["ratio"] for r in rows], color=[c for c, _ in styles], xerr=errors,
+                     ecolor="#333", capsize=2)
+    for bar, (_, hatch) in zip(bars, styles):
+        if hatch:
+            bar.set_hatch(hatch)
     axis.axvline(1.0, color="#333", linewidth=1)
-    numbers = FuncFormatter(lambda value, _: f"{value:g}")  # not matplotlib's $10^{-1}$, which a browser shows raw
     axis.set_yticks(range(len(rows)), labels, fontsize=7)
     axis.set_gid("comparison-bars")
     axis.invert_yaxis()
     axis.set_xscale("log")
-    axis.xaxis.set_major_formatter(numbers)
-    axis.xaxis.set_minor_formatter(numbers)
-    axis.set_xlabel(words.plain(f"time in {data.runs[-1]} / time in {data.runs[0]}, 95 % interval "
-                                "(red: slower, green: faster, grey: no change told)"))
+    ends = [v for r in rows for v in (r["ratio"], r["ratio_low"], r["ratio_high"]) if v]
+    ticks = log_ticks(min(ends), max(ends))
+    axis.set_xlim(ticks[0], ticks[-1])
+    axis.xaxis.set_major_locator(FixedLocator(ticks))
+    axis.xaxis.set_minor_locator(NullLocator())  # unlabelled: 0.07, 0.08, 0.09 crowded each other
+    axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))  # not $10^{-1}$, shown raw
+    axis.set_xlabel(words.plain(f"time in {data.runs[-1]} / time in {data.runs[0]}, 95 % interval"))
     axis.set_title(words.plain(f"{data.runs[0]} -> {data.runs[-1]}"))
+    shown = sorted({_style(r) for r in rows}, key=lambda style: list(VERDICT_STYLE.values()).index(style)
+                   if style in VERDICT_STYLE.values() else 99)
+    names = {style: name for name, style in VERDICT_STYLE.items()}
+    axis.legend([Patch(facecolor=c, hatch=h, edgecolor="#555") for c, h in shown],
+                [names.get((c, h), "other").replace("can't tell", "not told,") for c, h in shown],
+                fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.06), ncol=len(shown),
+                frameon=False).set_gid("comparison-legend")
     return _svg(figure)
 
 
@@ -136,13 +177,19 @@ def _short(row: dict) -> str:
 
 
 def _history(data: ReportData) -> str:
+    """One series a task: tasks that share a workload (MetaSchedule makes one a fused
+    function) are two lines, not one that zig-zags between them within a run."""
     plt = _plt()
     figure, axis = plt.subplots(figsize=(7, 3.6))
+    order = [words.plain(run) for run in data.runs]
     for result in data.history:
-        records = result.records()
-        if records:
-            axis.plot([words.plain(r["run"]) for r in records], [r["time_us"] for r in records], marker="o",
-                      label=_short(records[0]))
+        series: dict[str, list[dict]] = {}
+        for record in result.records():
+            series.setdefault(record.get("task_name") or "", []).append(record)
+        for records in series.values():
+            points = sorted(records, key=lambda r: order.index(words.plain(r["run"])) if words.plain(r["run"]) in order else 0)
+            axis.plot([words.plain(r["run"]) for r in points], [r["time_us"] for r in points], marker="o",
+                      label=_short(points[0]))
     axis.set_ylabel("time per inference (us)")  # the tables' unit
     axis.set_title("Top tasks across runs")
     axis.legend(fontsize=7)
@@ -150,15 +197,33 @@ def _history(data: ReportData) -> str:
 
 
 def _table(result: Result, columns: list[str]) -> str:
+    """A table whose numbers never wrap and whose text wraps at words (a long key at any
+    character), each column its own class for the page's widths."""
     records = result.records()
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(c, r.get(c)))}</td>" for c in columns) + "</tr>"
-                   for r in records)
+    numeric = {c for c in columns if any(isinstance(r.get(c), (int, float)) and not isinstance(r.get(c), bool)
+                                         for r in records)}
+    kind = {c: "num" if c in numeric else "text" for c in columns}
+    head = "".join(f'<th class="{kind[c]} col-{c}">{html.escape(c)}</th>' for c in columns)
+    body = "".join("<tr>" + "".join(f'<td class="{kind[c]} col-{c}">{_breakable(cell(c, r.get(c)))}</td>'
+                                    for c in columns) + "</tr>" for r in records)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+LONG_WORD = 16  # characters: a word up to this long is never broken in a table's cell
+
+
+def _breakable(text: str) -> str:
+    """Escaped text whose long words (kernel symbols: `tvmgen_default_fused_layout_...`)
+    may break after an underscore: one such name would otherwise widen its column past
+    the page."""
+    return " ".join(html.escape(word).replace("_", "_<wbr>") if len(word) > LONG_WORD else html.escape(word)
+                    for word in text.split(" "))
+
+
 TOP_COLUMNS = words.TOP_COLUMNS["task"]
-COMPARE_COLUMNS = words.COMPARE_COLUMNS
+# the page's comparison: its answer and why (compare -f json has every column)
+COMPARE_COLUMNS = ["item", "verdict", "ratio", "ratio_low", "ratio_high", "noise_pct", "time_a_us", "time_b_us",
+                   "p_value", "reason"]
 
 
 def to_html(data: ReportData) -> str:
@@ -172,10 +237,13 @@ def to_html(data: ReportData) -> str:
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>hotdb report: {html.escape(words.plain(', '.join(data.runs)))}</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }}
-table {{ border-collapse: collapse; font-size: 12px; margin: 1em 0; }}
-th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; }}
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1em; max-width: 1400px; color: #222; }}
+table {{ border-collapse: collapse; font-size: 12px; margin: 1em 0; width: 100%; }}
+th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }}
 th {{ background: #f0f3f7; }}
+td.num, th.num {{ text-align: right; white-space: nowrap; }}
+td.text {{ overflow-wrap: break-word; }}
+td.col-reason {{ min-width: 12em; }}
 svg {{ max-width: 100%; height: auto; }}
 </style></head><body>
 <h1>hotdb report</h1><p>runs: {html.escape(words.plain(', '.join(data.runs)))}</p>

@@ -163,10 +163,17 @@ def tasks(result: Result) -> View:
     return View("tasks" + (f" of {model}" if model else ""), TASKS_COLUMNS)
 
 
+# what a comparison answers, shown at any width: the item, the verdict, its interval and why
+COMPARE_KEEP = ["item", "verdict", "ratio", "ratio_low", "ratio_high", "speedup", "speedup_low", "speedup_high", "reason"]
+
+
 def compare(result: Result) -> View:
     f = result.facts
     counts = ", ".join(f"{n} {verdict}" for verdict, n in sorted(f.get("verdicts", {}).items()))
-    return View(f"{f['run_a']} -> {f['run_b']}, by {f['by']}", COMPARE_COLUMNS, [counts, *compare_legend(result)])
+    notes = [counts, *compare_legend(result)]
+    if f.get("unmeasured"):
+        notes.append(f"{counted(f['unmeasured'], 'item')} no side timed (VM builtins) left out: --all-items shows them")
+    return View(f"{f['run_a']} -> {f['run_b']}, by {f['by']}", COMPARE_COLUMNS, notes, keep=COMPARE_KEEP)
 
 
 def compare_legend(result: Result) -> list[str]:
@@ -231,12 +238,19 @@ def tune(result: Result) -> View:
         e2e = f", end to end {r['end_to_end_us'] / 1000:,.2f} ms" if r.get("end_to_end_us") else ""
         notes.append(f"round {r['round']} ({r['seconds']:,.0f} s): {len(r['tasks'])} tasks, "
                      f"{r['valid_trials']} of {r['trials']} trials measured{e2e}, run {r['run']}")
-    if f.get("stopped"):
+    if f.get("stopped") == "deadline" and f.get("budget_left_s") is not None:
+        notes.append(f"stopped for the --budget of {f['budget_s']:,.0f} s after {f['seconds']:,.0f} s: "
+                     f"{f['budget_left_s']:,.0f} s were left, less than the next round's least "
+                     f"{f['next_round_s']:,.0f} s (a batch of trials and the re-profile); the records tuned were applied")
+    elif f.get("stopped") == "deadline" and f.get("budget_s"):
+        notes.append(f"stopped at the --budget of {f['budget_s']:,.0f} s ({f['seconds']:,.0f} s in all): the batch "
+                     "in flight was lost, the records tuned before it were applied")
+    elif f.get("stopped"):
         notes.append(f"stopped: {f['stopped']}" + (" (the records tuned so far were applied)"
                                                    if f["stopped"] in ("interrupted", "deadline") else ""))
     return View(f"{f['baseline']} -> {f['tuned']}: {f['applied']} of {f['tasks']} tasks tuned, "
                 f"{f['valid_trials']} of {f['trials']} trials measured in {len(f.get('rounds', [])) or 1} rounds",
-                TUNE_COLUMNS, notes)
+                TUNE_COLUMNS, notes, keep=COMPARE_KEEP)
 
 
 # the option that sets each of a tune's (a query's) limits, for errors that name one

@@ -17,13 +17,14 @@ END_TO_END = "(end to end)"  # the row of the whole run, which the gate does not
 
 def compare(database: Database, run_a: str | list[str] | None = None, run_b: str | list[str] | None = None, *,
             by: str = "task", threshold: float = 0.0, model: str | None = None, fail_above_pct: float | None = None,
-            allow_different_builds: bool = False) -> Result:
+            allow_different_builds: bool = False, all_items: bool = False) -> Result:
     """Runs A against runs B per task/workload (or kernel, or op), each change judged
     against the noise between runs (queries/_compare_items.sql). A side is a run label, a
     replicate group's name, a comma-separated list of labels, or a list. Default: the
     model's latest run (or replicate group) against the one before it. With
     `fail_above_pct`, a regression gate (`gate`): raises Regressions, NothingTested or
-    DifferentBuilds, which carry the comparison."""
+    DifferentBuilds, which carry the comparison. Items no side timed (VM builtins) are left
+    out unless `all_items`."""
     check_choice(by, choices.COMPARE_BY, "a comparison is by task, workload, node (kernel) or op")
     _check_gate(fail_above_pct)
     with database.reader() as store:
@@ -41,6 +42,10 @@ def compare(database: Database, run_a: str | list[str] | None = None, run_b: str
         result.facts.update(query(store, "run_pair", {"a": a[0], "b": b[0]}).records()[0])
         result.facts.update(runs_a=len(a), runs_b=len(b))
         result.facts["busy_runs"] = query(store, "busy_runs", {"runs": a + b}).records()
+    measured = result.columns.index("measured")
+    kept = [row for row in result.rows if all_items or row[measured]]
+    result.facts["unmeasured"] = len(result.rows) - len(kept)
+    result.rows = kept
     verdicts: dict[str, int] = {}
     for verdict in result.column("verdict"):
         verdicts[verdict] = verdicts.get(verdict, 0) + 1

@@ -77,6 +77,7 @@ def tune(database: Database, model: str, *, coverage: float = 90.0, trials: int 
     job = _start(database, model, target=target, repeat=repeat, work_dir=work_dir, progress=progress,
                  settings=dict(coverage=coverage, share_of=share_of, per_task_max=per_task_max, limits=limits,
                                trials=trials, remaining=trials, deadline=started + budget_s if budget_s else None,
+                               budget_s=budget_s,
                                min_gain_pct=min_gain_pct, max_rounds=max_rounds, notify=notify, inform=inform))
     try:
         stopped = None
@@ -151,6 +152,8 @@ class _Job:
     notify: object
     inform: object
     trial_s: float | None = None
+    budget_s: float | None = None
+    budget_left_s: float | None = None  # the budget's seconds left when the rounds stopped for it
     failures: dict = field(default_factory=dict)
     rounds: list[_Round] = field(default_factory=list)
     apply: object = None
@@ -285,15 +288,17 @@ def _next_round(job: _Job) -> str | None:
 
     chosen = select(job.database, job.current[0], job.coverage, job.share_of)
     size = _round_size(job, len(chosen))
-    if job.rounds and size < len(chosen):  # what is left cannot give every hot task a trial
+    if job.rounds and job.remaining < len(chosen):  # what is left cannot give every hot task a trial
         return "trials spent"
+    if job.rounds and size < len(chosen):  # the deadline's: the hottest tasks the time left can tune
+        chosen = chosen[:size]
     tune_plan = plan(chosen, size, job.per_task_max)
     tune_plan.build_timeout_s, tune_plan.run_timeout_s = job.limits
     tune_plan.model, tune_plan.target = job.model, job.target_text
     tune_plan.warm = warm_records(job.database, chosen, job.target_json)
     tune_plan.cost_model = cost_model_path(job.target_json)
     if job.deadline is not None:  # a stop loses the batch in flight: a pair, one trial a build worker
-        tune_plan.batch_max = 2
+        tune_plan.batch_max = BATCH_UNDER_DEADLINE
     before = job.rounds[-1].end_to_end_us if job.rounds else _end_to_end(job.database, job.baseline[0])
     outcome = _run_round(job, tune_plan)
     return _stop(job, outcome, before, len(chosen))
@@ -315,7 +320,10 @@ def _run_round(job: _Job, tune_plan):
         job.failures[kind] = job.failures.get(kind, 0) + n
     if outcome.valid == 0 and (not job.rounds or outcome.cause):
         raise _failed(outcome, tune_plan, job.work)
-    job.trial_s = (time.monotonic() - round_started) / outcome.trials if outcome.trials else job.trial_s
+    # a trial's seconds, from the batches alone: a round's wall time holds the tuner's start
+    # (~9-20 s, once a tune), which no next batch pays again
+    if outcome.trials:
+        job.trial_s = (outcome.batch_s or time.monotonic() - round_started) / outcome.trials
     profile_started = time.monotonic()
     job.apply = driver.applier(job.work, job.target, job.untuned)
     tags = {"tuned_from": job.current[1], "round": str(len(job.rounds) + 1), "tasks": ",".join(tune_plan.task_names),
@@ -383,8 +391,17 @@ def _round_size(job: _Job, tasks: int) -> int:
         # the tuner stops at the deadline by itself, losing nothing it measured; a round
         # sized to end before it spends the trials it does not reach on the next round
         fits = int((job.deadline - time.monotonic() - job.reserve_s) / job.trial_s)
-        size = min(size, max(2 * tasks, fits))
+        size = min(size, max(BATCH_UNDER_DEADLINE, fits))
     return size
+
+
+# trials a batch with a deadline: a stop loses the batch in flight (driver.TunePlan.batch_max)
+BATCH_UNDER_DEADLINE = 2
+
+
+def next_round_s(job: _Job) -> float:
+    """The least a next round takes: one batch and the re-profile, and the tune's end."""
+    return BATCH_UNDER_DEADLINE * (job.trial_s or 0) + job.reserve_s
 
 
 def _stop(job: _Job, outcome, before: float | None, tasks: int) -> str | None:
@@ -401,8 +418,10 @@ def _stop(job: _Job, outcome, before: float | None, tasks: int) -> str | None:
         return "trials spent"
     if job.max_rounds is not None and len(job.rounds) >= job.max_rounds:
         return "rounds done"
-    if job.deadline is not None and time.monotonic() + 2 * tasks * (job.trial_s or 0) + job.reserve_s > job.deadline:
-        return "deadline"  # not even the smallest round fits: stop within one round of it
+    if job.deadline is not None and time.monotonic() + next_round_s(job) > job.deadline:
+        # not even one batch and its re-profile fit: the budget's time left is said
+        job.budget_left_s = max(0.0, job.deadline - time.monotonic())
+        return "deadline"
     if job.min_gain_pct is not None and before and after and 100.0 * (before - after) / before < job.min_gain_pct:
         return f"last round gained under {job.min_gain_pct:g} %"
     return None
@@ -422,7 +441,9 @@ def _summary(job: _Job, stopped: str | None, seconds: float) -> Result:
                      applied=len(tuned & set(job.apply.applied)), slower=sorted(tuned & set(job.apply.slower)),
                      trials=sum(r.trials for r in rounds), valid_trials=sum(r.valid for r in rounds),
                      failures=job.failures, work_dir=str(job.work), finished=stopped not in ("interrupted",),
-                     stopped=stopped, seconds=seconds,
+                     stopped=stopped, seconds=seconds, budget_s=job.budget_s,
+                     budget_left_s=job.budget_left_s if stopped == "deadline" else None,
+                     next_round_s=next_round_s(job) if stopped == "deadline" else None,
                      rounds=[{"round": r.number, "run": r.label, "tasks": r.tasks, "trials": r.trials,
                               "valid_trials": r.valid, "end_to_end_us": r.end_to_end_us, "seconds": round(r.seconds, 1),
                               "warm_records": r.warm_records, "longest_batch_s": r.longest_batch_s}

@@ -75,6 +75,8 @@ class TuneOutcome:
     cause: str | None = None  # why the tuner process failed, when it did
     warm_records: int = 0  # records seeded from other tunes
     longest_batch_s: float | None = None  # the longest batch, dispatch to join
+    batch_s: float = 0.0  # the batches' seconds, dispatch to join, summed (the tuner's start apart)
+    batch_s: float = 0.0  # the batches' seconds, dispatch to join, summed (the tuner's start apart)
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
 
@@ -234,7 +236,7 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
     return TuneOutcome(finished, trials, valid, run.failures.failures, run.failures.first,
                        deadline_reached=run.killed_at_deadline or run.stopped == "deadline",
                        stopped=run.stopped, cause=run.cause, warm_records=run.warm_records,
-                       longest_batch_s=run.longest_batch_s)
+                       longest_batch_s=run.longest_batch_s, batch_s=run.batch_s)
 
 
 def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
@@ -275,6 +277,7 @@ class _TunerRun:
         self.stopped = self.cause = None
         self.warm_records = 0
         self.longest_batch_s = None
+        self.batch_s = 0.0
         self.started = False
 
     def follow(self, deadline: float | None, tick) -> None:
@@ -320,6 +323,7 @@ class _TunerRun:
         elif kind == "joined":
             if event.get("batch_s") is not None:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
+                self.batch_s += event["batch_s"]
             self._say_joined(event)
         elif kind == "worker_died" and self.failures.notify:
             self.failures.notify(f"a MetaSchedule worker process died ({_worker_death(event.get('returncode'))}); "
