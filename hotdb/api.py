@@ -208,3 +208,16 @@ def task_scheduler(exported: dict | str | Path, tasks: list, *, max_trials_globa
     policy = Policy(states, per_task_max=max_trials_per_task or max_trials_global, budget=max_trials_global)
     return scheduler(policy)
 
+
+def kept_builder(target, *, timeout_s: float = 120.0, workers: int = 2):
+    """hotdb's MetaSchedule builder, for your own `ms.tune_tasks(..., builder=...)`: its
+    worker processes live as long as it does, so each imports TVM's tensor intrinsics once
+    (LocalBuilder's fresh workers import them every batch: ~23 s each on 2 cores, past its
+    30 s build limit on a busy machine), and for a CPU target without the GPUs' ones. Each
+    build may take `timeout_s` (docs/tuning.md)."""
+    import tvm
+
+    from hotdb.capture.tune.builder import kept_builder as _kept
+
+    return _kept(workers, timeout_s, tvm.target.Target(target).kind.name)
+

@@ -188,52 +188,95 @@ def _tuned_tasks(work: Path) -> set[str]:
     return {line.split('"')[1] for line in log.read_text().splitlines() if "Initializing Task #" in line}
 
 
+def _trials_by_task(work: Path, exported: dict) -> dict[str, int]:
+    """Records a MetaSchedule work folder holds, by task (its workload's structural hash)."""
+    hashes = [json.loads(line)[0] for line in (work / "database_workload.json").read_text().splitlines()]
+    names = {t["structural_hash"]: t["task_name"] for t in exported["tasks"]}
+    counts: dict[str, int] = {}
+    for line in (work / "database_tuning_record.json").read_text().splitlines():
+        name = names.get(hashes[json.loads(line)[0]], "(not exported)")
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _end_to_end_ms(fused, target, work: Path, entry: str) -> float:
+    """The model built with a work folder's records applied, timed whole (median of 20)."""
+    import numpy as np
+    import tvm
+    from tvm import relax
+    from tvm.s_tir import meta_schedule as ms
+
+    from hotdb.capture.models import input_arrays
+
+    with target, ms.database.JSONDatabase(work_dir=str(work)), tvm.transform.PassContext(opt_level=3):
+        applied = relax.transform.MetaScheduleApplyDatabase()(fused)
+    vm = relax.VirtualMachine(tvm.compile(applied, target), tvm.cpu())
+    inputs = [tvm.runtime.tensor(a, tvm.cpu()) for a in input_arrays(fused, entry)]
+    timer = vm.time_evaluator(entry, tvm.cpu(), number=10, repeat=20)
+    return float(np.median(timer(*inputs).results)) * 1e3
+
+
 def test_the_export_is_what_metaschedule_takes_as_the_docs_show(tuned, cli, tmp_path):
     """`export --to metaschedule -o DIR`, used as docs/tuning.md shows (its three examples
-    run here as written): op_names MetaScheduleTuneIRMod tunes, weights tune_tasks takes,
-    and a JSON database of the stored records that a build applies."""
+    run here as written). Handed to tune_tasks hottest first with hotdb's scheduler, at
+    `hotdb tune`'s own trials: at least 80 % of them go to the tasks of hotdb's 90 % cut,
+    and the model built is within 1.5x of the one hotdb tune built. MetaSchedule's own pass
+    tunes the names exported; the exported records apply to their functions."""
     from hotdb.capture.models import load_model
     from hotdb.capture.profile import fuse, parse_target
 
     export_dir = tmp_path / "exported"
-    # the baseline's hotspots, all tuned (other tests add runs to this database)
-    result = cli("--db", tuned["db"], "export", "--to", "metaschedule", "--run", "mlp-1", "--coverage", "70",
+    # the baseline's hotspots (other tests add runs to this database)
+    result = cli("--db", tuned["db"], "export", "--to", "metaschedule", "--run", "mlp-1", "--coverage", "90",
                  "-o", export_dir, use_db=False)
     assert result.code == 0, result.err
     exported = json.loads((export_dir / "tasks.json").read_text())
     assert exported["op_names"] and set(exported["task_weights"]) == set(exported["op_names"])
+    shares = [exported["task_weights"][name] for name in exported["op_names"]]
+    assert shares == sorted(shares, reverse=True)  # hottest first
+    assert exported["trials_before_weights_count"] == 64 * len(exported["op_names"])
     assert (export_dir / "database_tuning_record.json").read_text().count("\n") >= 2
     docs = (ROOT / "docs" / "tuning.md").read_text()
-    apply, tune_by_names, tune_by_weights = re.findall(r"```python\n(.*?)```", docs, re.S)
+    apply, tune_hottest_first, tune_by_names = re.findall(r"```python\n(.*?)```", docs, re.S)
     target = parse_target(None)
-    fused = fuse(load_model("mlp").mod, target)
+    loaded = load_model("mlp")
+    fused = fuse(loaded.mod, target)
     imports = "\n".join(line for line in apply.splitlines() if line.startswith(("import ", "from ")))
 
     def run(block: str, **names) -> dict:
-        scope = {"target": target, "mod": fused, "export_dir": str(export_dir), "trials": 2, **names}
+        scope = {"target": target, "mod": fused, "export_dir": str(export_dir), **names}
         exec(imports + "\n" + block, scope)
         return scope
 
-    # tuning with the first: MetaSchedule tunes the exported tasks (and what an op name also selects)
-    run(tune_by_names, work_dir=str(tmp_path / "by-names"))
+    hotdb_trials = sum(1 for _ in (tuned["work"] / "database_tuning_record.json").open())
+    # (asked first: MetaSchedule logs to this process's standard output while it tunes)
+    cut = {r["task_name"] for r in cli("--db", tuned["db"], "top", "--run", "mlp-1", "--coverage", "90", "-f", "json",
+                                       use_db=False).json()}
+    run(tune_hottest_first, work_dir=str(tmp_path / "hottest"), trials=hotdb_trials)
+    spent = _trials_by_task(tmp_path / "hottest", exported)
+    assert sum(spent.get(name, 0) for name in cut) >= 0.8 * sum(spent.values()), (spent, cut)
+    # timed in turn, the best of two each: a busy machine slows both alike
+    theirs, ours = float("inf"), float("inf")
+    for _ in range(2):
+        theirs = min(theirs, _end_to_end_ms(fused, target, tmp_path / "hottest", loaded.entry))
+        ours = min(ours, _end_to_end_ms(fused, target, tuned["work"], loaded.entry))
+    assert theirs <= 1.5 * ours, (theirs, ours, spent)
+    # MetaSchedule's own pass, given the exported names (what an op name also selects too)
+    run(tune_by_names, exported=exported, work_dir=str(tmp_path / "by-names"), trials=2)
     also = {o for others in exported["also_selects"].values() for o in others}
     assert _tuned_tasks(tmp_path / "by-names") == set(exported["op_names"]) | also
-    run(tune_by_weights, exported=exported, work_dir=str(tmp_path / "by-weights"))
-    assert _tuned_tasks(tmp_path / "by-weights") == set(exported["op_names"])
-    # building with the second: the exported records apply to the exported tasks' functions
+    # building with the first: the exported records apply to the exported tasks' functions
     names = run(apply, database_dir=str(export_dir))
-    applied = names["mod"]
-    scheduled = {gv.name_hint for gv, f in applied.functions.items()
-                 if f.attrs is not None and any(str(k).endswith("is_scheduled") and bool(f.attrs[k]) for k in f.attrs.keys())}
-    assert set(exported["op_names"]) <= scheduled
+    assert set(exported["op_names"]) <= set(names["scheduled"])
     assert names["executable"] is not None
 
 
 def test_a_wall_clock_budget_stops_the_tune_within_one_batch(tmp_path, monkeypatch):
     """A budget of 60 s with trials for far longer: the tuner stops before a batch that
-    would not end in time, the round is applied and profiled, and the whole command ends
-    within one batch of the budget. On a machine too busy to measure one batch in time,
-    the tune says so, naming --budget, and stops at the deadline."""
+    would not end in time, the round is applied and profiled, and the tune says how much of
+    the budget was left and why that was too little for another round. On a machine too
+    busy to measure one batch in time, the tune says so, naming --budget. (How close to the
+    budget a tune ends is measured in bench/tune_budget.py, not here: a test keeps no time.)"""
     from hotdb.errors import TuneFailed
 
     monkeypatch.setenv("HOTDB_CACHE_DIR", str(tmp_path / "cache"))
@@ -243,17 +286,14 @@ def test_a_wall_clock_budget_stops_the_tune_within_one_batch(tmp_path, monkeypat
     try:
         result = api.tune("mlp", coverage=60, trials=200, budget_s=60, repeat=2, work_dir=tmp_path / "tune")
     except TuneFailed as exc:
-        elapsed = time.monotonic() - started
         assert "--budget" in str(exc) and exc.trials == 0
-        # stopped by the deadline, then cleaned up
-        assert elapsed <= 60 + 30, elapsed
         return
-    elapsed = time.monotonic() - started
-    assert result.facts["stopped"] == "deadline"
-    rounds = result.facts["rounds"]  # a batch takes a second or two: rounds are sized to the profile's time
+    assert result.facts["stopped"] == "deadline" and result.facts["budget_s"] == 60
     assert result.facts["valid_trials"] >= 2 and result.facts["trials"] < 200
-    longest = max(r["longest_batch_s"] or 0 for r in rounds)
-    assert elapsed <= 60 + longest, (elapsed, rounds)
+    left, needed = result.facts["budget_left_s"], result.facts["next_round_s"]
+    if left is not None:  # stopped between rounds: what was left could not hold another
+        assert 0 <= left < needed, (left, needed)
+    assert time.monotonic() - started < 60 + 300  # it stopped (a hung tune would not)
 
 
 def _interruptible() -> None:
