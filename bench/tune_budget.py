@@ -54,7 +54,8 @@ def main() -> None:
             wall = time.monotonic() - started
             batches = [int(s) for s in BATCH.findall(done.stderr)]
             longest = max(batches, default=0)
-            stopped = re.search(r"^stopped: (.*)$", done.stdout, re.M)
+            # the note under the table, wrapped at no width (piped): "stopped: ..." or "stopped for the --budget ..."
+            stopped = re.search(r"^stopped(?::| for| at) (.*)$", done.stdout, re.M)
             # on time: by T plus the longest batch measured, or plus the deadline's grace
             # when none was (a machine too busy for one batch: the tune exits 1 saying so)
             ok = wall <= args.budget + max(longest, GRACE_S)

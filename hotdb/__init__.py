@@ -11,10 +11,10 @@ from hotdb.version import __version__
 
 def __getattr__(name):
     # The API pulls in DuckDB; keep `import hotdb` itself free of it.
-    if name in ("Hotdb", "task_scheduler", "kept_builder"):
+    if name in ("Hotdb", "task_scheduler", "kept_builder", "tune_options"):
         from hotdb import api
         return getattr(api, name)
     raise AttributeError(name)
 
 
-__all__ = ["Hotdb", "__version__", "kept_builder", "task_scheduler"]
+__all__ = ["Hotdb", "__version__", "kept_builder", "task_scheduler", "tune_options"]

@@ -221,3 +221,19 @@ def kept_builder(target, *, timeout_s: float = 120.0, workers: int = 2):
 
     return _kept(workers, timeout_s, tvm.target.Target(target).kind.name)
 
+
+def tune_options(exported: dict | str | Path, tasks: list, *, trials: int, target, timeout_s: float = 120.0,
+                 run_timeout_s: float = 60.0) -> dict:
+    """What `hotdb tune` gives MetaSchedule, for your own `ms.tune_tasks(..., **options)`:
+    hotdb's task scheduler (task_scheduler), its kept builder (kept_builder), a runner
+    with room for a busy machine, and batches of a few trials a task, so that the
+    scheduler can move to the next task once the hottest is fast (docs/tuning.md)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from hotdb.capture.tune.driver import trials_per_round
+
+    return {"task_scheduler": task_scheduler(exported, tasks, max_trials_global=trials),
+            "builder": kept_builder(target, timeout_s=timeout_s),
+            "runner": ms.runner.LocalRunner(timeout_sec=run_timeout_s),
+            "num_trials_per_iter": trials_per_round(trials, max(1, len(tasks)), trials)}
+

@@ -215,8 +215,10 @@ def skeleton(text: str) -> str:
     column widths or line breaks (the widest task name shown sets a width, and which tasks
     a cut shows varies with the times measured)."""
     kept = [line for line in text.splitlines() if not line.startswith("│")]
-    # notes wrap at the width where their figures do: words, not line breaks, are kept
-    return re.sub(r"\s+", " ", re.sub(r"([━─ ])\1+", r"\1", re.sub(r"\d[\d,.]*", "#", "\n".join(kept))))
+    # notes wrap at the width where their figures do: words, not line breaks, are kept;
+    # and whether other processes shared the CPUs is the machine's, not the job's
+    words = re.sub(r"\s+", " ", re.sub(r"([━─ ])\1+", r"\1", re.sub(r"\d[\d,.]*", "#", "\n".join(kept))))
+    return re.sub(r" ?run \S+ was captured while other processes used .*?\(compare allows for the load\)", "", words)
 
 
 def generate() -> dict[str, str]:
