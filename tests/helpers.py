@@ -105,6 +105,20 @@ def relax_vm_report(path):
     return path
 
 
+def check_all_exact(cli, truth_path):
+    """Every kernel of the VGG-16 build matched by its input shapes (rule 2), as its truth says."""
+    truth = json.loads(truth_path.read_text())
+    matches = {m["node"]: m for m in cli("matches", "-f", "json").json()}
+    assert len(matches) == len(truth)
+    for row in truth:
+        m = matches[row["node"]]
+        if row["task_name"]:
+            assert m["method"] == "workload" and m["confidence"] == 1.0, row["node"]
+            assert (m["task_name"], m["task_args"]) == (row["task_name"], row["task_args"]), row["node"]
+        else:
+            assert m["method"] == "unmatched"
+
+
 # --- hotdb run as a user runs it: in a process of its own, or in this one ---------------
 def hotdb(*args, env=None, check=True) -> subprocess.CompletedProcess:
     proc = subprocess.run([sys.executable, "-m", "hotdb", *map(str, args)], capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""Relax TVMScript, MetaSchedule databases and Relax VM profiles matched by argument shapes."""
+"""`relax`: Relax TVMScript in every form the pipeline leaves, and a Relax VM profile matched to MetaSchedule tasks by argument shapes."""
 
 from __future__ import annotations
 

@@ -6,28 +6,10 @@ import json
 import shutil
 
 import pytest
-from helpers import DATA, table_counts
+from helpers import DATA, check_all_exact, table_counts
 
 BUILD = DATA / "debug-dump/vgg16"
-
-
 DUMP = BUILD / "tvmdbg_vgg16"
-
-
-GRAPH = DATA / "graph-json/vgg16.graph.json"
-
-
-def check_all_exact(cli, truth_path):
-    truth = json.loads(truth_path.read_text())
-    matches = {m["node"]: m for m in cli("matches", "-f", "json").json()}
-    assert len(matches) == len(truth)
-    for row in truth:
-        m = matches[row["node"]]
-        if row["task_name"]:
-            assert m["method"] == "workload" and m["confidence"] == 1.0, row["node"]
-            assert (m["task_name"], m["task_args"]) == (row["task_name"], row["task_args"]), row["node"]
-        else:
-            assert m["method"] == "unmatched"
 
 
 def drop_last_event(path):

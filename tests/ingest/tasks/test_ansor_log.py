@@ -1,4 +1,4 @@
-"""auto_scheduler logs of every workload-key era, and its printed task lists."""
+"""`ansor-log`: auto_scheduler logs of every workload-key era, and one of our own matched to its report."""
 
 from __future__ import annotations
 

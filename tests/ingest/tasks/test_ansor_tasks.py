@@ -1,4 +1,4 @@
-"""auto_scheduler logs of every workload-key era, and its printed task lists."""
+"""`ansor-tasks`: auto_scheduler's printed task lists, with their compute DAGs."""
 
 from __future__ import annotations
 
