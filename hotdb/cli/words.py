@@ -274,7 +274,8 @@ def error(exc: Exception) -> str:
 def lake_imported(counts: dict, lake: str) -> str:
     skipped = ""
     if counts["skipped"]:
-        skipped = f" ({counted(counts['skipped'], 'ingest')} skipped: the lake holds their files"
+        skipped = (f" ({counted(counts['skipped'], 'ingest')} skipped: the lake holds "
+                   f"{'its' if counts['skipped'] == 1 else 'their'} files")
         if counts.get("labels_held"):
             skipped += f", or a run of the model under the same label: {', '.join(counts['labels_held'])}"
         skipped += ")"

@@ -484,9 +484,9 @@ def test_two_compactions_a_writer_and_a_reader_at_once_list_every_run_once(tmp_p
 def test_lake_import_twice_imports_nothing_the_second_time(tmp_path, vgg16):
     database, lake = tmp_path / "db.duckdb", tmp_path / "lake"
     here("--db", database, "ingest", vgg16["table"], "--model", "m")
-    assert "imported 1 models, 1 runs" in here("--db", database, "lake", "import", lake).stderr
+    assert "imported 1 model, 1 run" in here("--db", database, "lake", "import", lake).stderr
     again = here("--db", database, "lake", "import", lake).stderr
-    assert "imported 0 models, 0 runs" in again and "1 ingests it holds already skipped" in again
+    assert "imported 0 models, 0 runs" in again and "1 ingest skipped: the lake holds its files" in again
     assert _lake_runs(lake) == ["m-1"]
 
 

@@ -112,7 +112,7 @@ def test_import_compact_export_and_time_travel_keep_every_view(tmp_path, vgg16, 
     lake = tmp_path / "lake"
     assert "imported 2 models, 4 runs" in here("--db", database, "lake", "import", lake).stderr
     again = here("--db", database, "lake", "import", lake).stderr  # a second import finds it all there
-    assert "imported 0 models, 0 runs" in again and "5 ingests it holds already skipped" in again
+    assert "imported 0 models, 0 runs" in again and "5 ingests skipped: the lake holds their files" in again
     expected = views_by_content("--db", database)
     assert views_by_content("--lake", lake) == expected
     version = json.loads(here("--lake", lake, "sql", "SELECT count(*) AS n FROM runs", "-f", "json").stdout)[0]["n"]

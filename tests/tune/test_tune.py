@@ -38,12 +38,13 @@ def hotdb_process(db: Path, *args, env=None, cache: Path) -> subprocess.Popen:
 
 @pytest.fixture(scope="module")
 def tuned(tmp_path_factory):
-    """Two rounds on the MLP at a 70 % cut, 8 trials (4 a round: with 2, both random
+    """Two rounds on the MLP at a 60 % cut (its hottest task holds 66-75 %, less on a busy
+    machine, where a 70 % cut took both tasks in the first round), 8 trials (4 a round: with 2, both random
     candidates for the hotspot lost to its untuned kernel once in CI, and it stayed the
     hotspot), run as a process."""
     root = tmp_path_factory.mktemp("tuned")
     db, work = root / "hotdb.duckdb", root / "tune"
-    proc = hotdb_process(db, "tune", "mlp", "--coverage", "70", "--trials", "8", "--rounds", "2", "--repeat", "2",
+    proc = hotdb_process(db, "tune", "mlp", "--coverage", "60", "--trials", "8", "--rounds", "2", "--repeat", "2",
                          "--work-dir", work, "-f", "json", *BUSY, cache=root / "cache")
     out, err = proc.communicate(timeout=1800)
     return {"db": db, "work": work, "root": root, "code": proc.returncode, "out": out, "err": err}
@@ -66,9 +67,9 @@ def test_tune_in_rounds_that_follow_the_hotspot(tuned, cli):
     assert [r["baseline_run_id"] for r in runs] == [None, runs[0]["run_id"], runs[1]["run_id"]]
     assert [r["tags"].get("round") for r in runs] == [None, "1", "2"]
     first, second = (set(r["tags"]["tasks"].split(",")) for r in runs[1:])
-    baseline_top = cli(*db, "top", "--run", runs[0]["label"], "--coverage", "70", "-f", "json", use_db=False).json()
+    baseline_top = cli(*db, "top", "--run", runs[0]["label"], "--coverage", "60", "-f", "json", use_db=False).json()
     assert first == {r["task_name"] for r in baseline_top}  # the hotspot, only
-    after_first = cli(*db, "top", "--run", runs[1]["label"], "--coverage", "70", "-f", "json", use_db=False).json()
+    after_first = cli(*db, "top", "--run", runs[1]["label"], "--coverage", "60", "-f", "json", use_db=False).json()
     assert second == {r["task_name"] for r in after_first}  # the second round follows the new times
     assert second - first, "the first round's task stayed the hotspot"
     # a task is tuned unless its best record is slower a call than its kernel was untuned
