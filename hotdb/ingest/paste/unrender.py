@@ -15,6 +15,7 @@ came from (`Undone.origin`) so that errors still name the line of the file.
     prefixes         # Node Name ...  > %0 = ...  >>> print(..)  Node Name ...  %0 = ...  print(..)
     eaten comments   / ty=Tensor[(1, 64), float32] /             /* ty=Tensor[(1, 64), float32] */
     wrapped lines    a statement cut at the terminal's width    the statement on one line
+    glued rows       Node Name Ops ... Outputs fused_a ... 3 1fused_b ...   a row a line (glued.py)
 
 A highlighter's markup (Pygments, Rouge, a notebook's or a forum's HTML: `<span class=...>`,
 `<span style=...>`, `<pre>`, `<code>`, `<div class="highlight">`) is removed only from a text
@@ -33,6 +34,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from hotdb.ingest.paste import glued
 from hotdb.ingest.text import bracket_depth
 
 _CHARACTERS = str.maketrans({
@@ -104,6 +106,7 @@ _WORDS = {
     "prefixes": "comment and quote prefixes removed",
     "eaten comments": "type comments whose asterisks a page ate restored",
     "wrapped lines": "lines cut at the terminal's width joined",
+    "glued rows": "table rows run together split again",
 }
 
 
@@ -132,6 +135,11 @@ def undo(text: str, lines: list[str]) -> Undone:
     if "ty=" in text:
         _each_line(done, "eaten comments", lambda line: _EATEN.sub(r"/* \1 */", line) if "ty=" in line else line)
     _wrapped(done)
+    if glued.found(text) and (split := glued.split(done.lines)) is not None:
+        lines, origin, count = split
+        done.origin = [_origin(done, k) for k in origin]
+        done.lines = lines
+        done.rules["glued rows"] = count
     return done
 
 

@@ -38,14 +38,16 @@ _spec.loader.exec_module(made)
 PASTES = {
     "real": ["debug-table/tvm_pr3232_after_two_tables.txt", "debug-table/tvm_pr3232_before_start_end_two_tables.txt"],
     "seed": ["selective_tuning_of_hotspots.txt"],
-    "data": ["thread/thread.txt"],
+    "data": ["thread/thread.txt", "glued-tables/thread.paragraph.txt"],
 }
 _ROOTS = {"real": REAL, "seed": SEED, "data": DATA}
 
-# How each format's block is broken: a bracket lost in every line that has one (a shape
-# cell, a type annotation, a tensor tuple, a parameter list), so that its reader refuses it.
+# How each format's block is broken, in every line that it can be: a table's time made
+# negative (also where a page ran the rows together: the rows still split, and the reader
+# refuses the time), a bracket lost in a type annotation, a tensor tuple or a parameter
+# list, so that the reader refuses the block.
 _BREAKS = {
-    "debug-table": (re.compile(r"\(([\d, ]*\d,?)\)"), r"(\1"),
+    "debug-table": (re.compile(r"(?<=\s)(\d+(?:\.\d+)?)(\s+\d+(?:\.\d+)?\s+(?:\(|\d\d?:))"), r"-\1\2"),
     "relay": (re.compile(r"ty=Tensor\[\(([\d, ]+)\), "), r"ty=Tensor[(\1, "),
     "autotvm-tasks": (re.compile(r"\('TENSOR', \(([\d, ]+)\), "), r"('TENSOR', (\1, "),
     "relax": (re.compile(r"R\.Tensor\(\(([\d, ]+)\), "), r"R.Tensor((\1, "),
