@@ -24,6 +24,7 @@ A table whose rows are each on a line of their own is left as it is, whatever it
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -87,29 +88,48 @@ def split(lines: list[str]) -> tuple[list[str], list[int], int] | None:
     """The lines with every table a page ran together printed a row a line; for each line
     the 0-based index of the line it came from; the count of lines that held glued rows.
     None where no table was glued."""
+    tables, after = [], 0
+    for at in (i for i, line in enumerate(lines) if "Name" in line and _STARTS.search(line)):  # every start has Name
+        if at >= after and (done := _table_at(lines, at)) is not None:
+            tables.append((at, *done))
+            after = done[2]
+    if not tables:
+        return None
     out, origin, count, i = [], [], 0, 0
-    while i < len(lines):
-        done = _table_at(lines, i) if _STARTS.search(lines[i]) else None
-        if done is None:
-            out.append(lines[i])
-            origin.append(i)
-            i += 1
-            continue
-        new, where, end, glued = done
+    for at, new, where, end, glued in tables:
+        out.extend(lines[i:at])
+        origin.extend(range(i, at))
         out.extend(new)
         origin.extend(where)
         count += glued
         i = end
-    return (out, origin, count) if count else None
+    out.extend(lines[i:])
+    origin.extend(range(i, len(lines)))
+    return out, origin, count
 
 
 def _table_at(lines: list[str], at: int):
     """The glued table whose header is on line `at`, printed again: (lines, their origins,
     the index after its last line, the count of glued lines); None where no table begins
-    there or its rows are each on a line already."""
-    end = at + 1
+    there or its rows are each on a line already. A page glues every row alike: whether it
+    glued these is decided on the table's first lines, so that a clean table of any length
+    costs a few lines' look."""
+    probe = at + 1
+    while probe < len(lines) and probe < at + _PROBE_LINES and lines[probe].strip():
+        probe += 1
+    if _region(lines, at, probe) is None:
+        return None
+    end = probe
     while end < len(lines) and lines[end].strip():
         end += 1  # a table never crosses a blank line
+    return _region(lines, at, end)
+
+
+_PROBE_LINES = 4
+
+
+def _region(lines: list[str], at: int, end: int):
+    """The table whose header is on line `at`, in lines `at` to `end`, as `_table_at` says."""
     text = "\n".join(lines[at:end])
     starts = [0]
     for line in lines[at:end - 1]:
@@ -122,9 +142,9 @@ def _table_at(lines: list[str], at: int):
     rows, pos = _rows(text, pos, table)
     if not any(kind == "row" for kind, _, _ in rows):
         return None
-    line_of = lambda offset: next(k for k in range(len(starts) - 1, -1, -1) if starts[k] <= offset)  # noqa: E731
+    line_of = lambda offset: bisect.bisect_right(starts, offset) - 1  # noqa: E731
     pieces = [("header", table.labels, start.start())] + rows
-    glued_lines = {line_of(p) for _, _, p in pieces if text[_line_start(text, p):p].strip()}
+    glued_lines = {line_of(p) for _, _, p in pieces if _after_text(text, p)}
     rest = text[pos:].split("\n", 1)[0] if pos < len(text) else ""
     if re.match(r"\s*[-\d(\[|]", rest):
         return None  # a cell more than the header names: the rows are not what it says
@@ -150,8 +170,12 @@ def _table_at(lines: list[str], at: int):
     return new, where, at + last + 1, len(glued_lines)
 
 
-def _line_start(text: str, offset: int) -> int:
-    return text.rfind("\n", 0, offset) + 1
+def _after_text(text: str, offset: int) -> bool:
+    """Whether something other than blanks stands before `offset` on its line (a look back
+    over blanks only: a paragraph of a million rows is one line)."""
+    while offset and text[offset - 1] in " \t":
+        offset -= 1
+    return offset > 0 and text[offset - 1] != "\n"
 
 
 def _header(text: str, pos: int) -> tuple[_Table, int] | None:
