@@ -155,6 +155,8 @@ def _region(lines: list[str], at: int, end: int):
     last = line_of(pos) if pos < len(text) else end - at - 1
     new, where = [], []
     before = text[:start.start()].rsplit("\n", 1)[-1]
+    if before.rstrip().endswith("|"):
+        return None  # a bordered table (`| ID | Name |`): its rows are printed as they came
     for k in range(line_of(start.start())):
         new.append(lines[at + k])
         where.append(at + k)

@@ -175,3 +175,24 @@ def test_rows_run_together_come_back_a_row_a_line(table, rendering, before, afte
 def test_a_table_a_row_a_line_is_left_as_it_is(table):
     assert glued.split(table) is None
     assert unrender.undo("\n".join(table), table).rules == {}
+
+
+_HEADERS = st.sampled_from(["Node Name Ops Time(us) Time(%) Shape Inputs Outputs",
+                            "Name Duration (us) Percent Device Count Argument Shapes",
+                            "ID | Name | FLOP | Weight | Speed (GFLOPS) | Latency (us) | Weighted Latency (us) | Trials | Done",
+                            "Name Time (ms) Count Total time (ms) Percentage (%)"])
+_TOKENS = st.one_of(_NAME, _TIME, _SHAPE, st.sampled_from(["-", "|", "Total_time", "Sum", "Total", "cpu0", "N/A", "Y",
+                                                            "---------", "[1.5, 2.0]", "float32[1, 64]", "\n", "  "]))
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(_HEADERS, st.lists(_TOKENS, max_size=40), st.sampled_from([" ", "  ", ""]))
+def test_any_text_after_a_header_is_split_or_left_never_broken(header, tokens, joint):
+    """Whatever follows a header (rows, half rows, stray cells), the rule returns lines that
+    hold the same non-blank characters, and undoing again changes nothing."""
+    text = header + " " + joint.join(tokens)
+    lines = text.split("\n")
+    undone = unrender.undo(text, lines)
+    assert "".join("".join(undone.lines).split()).replace("-", "") == "".join(text.split()).replace("-", "")
+    twice = unrender.undo("\n".join(undone.lines), undone.lines)
+    assert twice.lines == undone.lines
