@@ -29,11 +29,13 @@ class Hotdb:
 
     # -- writing ----------------------------------------------------------------------------
     def ingest(self, paths: list[str | Path], *, model: str | None = None, run: str | list[str] | None = None,
-               input_format: str | None = None, tags: dict[str, str] | None = None):
-        """Store profiles, IR and tasks of one build of `model`, atomically (hotdb/ops/ingest.py)."""
+               input_format: str | None = None, tags: dict[str, str] | None = None, strict: bool = False):
+        """Store profiles, IR and tasks of one build of `model`, atomically (hotdb/ops/ingest.py);
+        a pasted text's artifact that cannot be read is skipped with a warning, unless `strict`."""
         from hotdb.ops import ingest
 
-        return ingest.ingest(self.database, paths, model=model, run=run, input_format=input_format, tags=tags)
+        return ingest.ingest(self.database, paths, model=model, run=run, input_format=input_format, tags=tags,
+                             strict=strict)
 
     def profile(self, model: str, *, target: str | None = None, repeat: int = 5, warmup: int = 1,
                 name: str | None = None, run: str | None = None, tags: dict[str, str] | None = None,

@@ -112,12 +112,13 @@ def ingest(
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every file as this format instead of detecting it (see `hotdb formats`).", callback=_known_input_format)] = None,
     input_format_alias: Annotated[Optional[str], typer.Option("--format", hidden=True, callback=_known_input_format)] = None,
     tag: Annotated[list[str], typer.Option("--tag", help="KEY=VALUE metadata for the run; repeatable.")] = [],
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse a pasted text whose artifacts do not all read (default: store the others and warn).")] = False,
 ) -> None:
     """Store profiles, IR and tuning tasks of one build of one model (atomically)."""
     from hotdb.cli import render
 
     result = _api().ingest(paths, model=model, run=run or None, input_format=input_format or input_format_alias,
-                           tags=_tags(tag))
+                           tags=_tags(tag), strict=strict)
     render.ingest_summary(result)
 
 

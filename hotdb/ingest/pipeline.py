@@ -28,12 +28,13 @@ class Item:
     parsed: Parsed
 
 
-def read(paths: list[str | Path], format_name: str | None = None) -> list[Item]:
-    """Parse every file first (an ingest writes nothing if one fails)."""
+def read(paths: list[str | Path], format_name: str | None = None, *, strict: bool = False) -> list[Item]:
+    """Parse every file first (an ingest writes nothing if one fails). A paste's block that
+    fails is skipped with a warning and the other blocks are read, unless `strict`."""
     items: list[Item] = []
     for path in expand(paths):
         source, rendered = _unrendered(Source.read(path))
-        found = _read_source(source, format_name)
+        found = _read_source(source, format_name, strict)
         if rendered:
             found[0].parsed.warnings.insert(0, rendered)
         items.extend(found)
@@ -41,7 +42,7 @@ def read(paths: list[str | Path], format_name: str | None = None) -> list[Item]:
     return items
 
 
-def _read_source(source: Source, format_name: str | None) -> list[Item]:
+def _read_source(source: Source, format_name: str | None, strict: bool = False) -> list[Item]:
     """One input: a file of one format, or a pasted text cut into its artifacts (also one
     artifact amid prose that no format recognises whole)."""
     from hotdb.ingest import REGISTRY, detect, get
@@ -62,10 +63,35 @@ def _read_source(source: Source, format_name: str | None) -> list[Item]:
             if pieces is None:
                 return [_parse(source, ingestor)]
     blocks, note = pieces
-    items = [_parse(block.source, block.ingestor) for block in blocks]
-    if note:
-        items[0].parsed.warnings.insert(0, note)
+    items, skipped = _parse_blocks(blocks, strict)
+    items[0].parsed.warnings[:0] = [note] * bool(note) + skipped
     return items
+
+
+def _parse_blocks(blocks: list, strict: bool) -> tuple[list[Item], list[str]]:
+    """Each block of a paste read as a file of its own. A block that fails (an IR cut where
+    the writer elided its parameters, a table a page broke) costs that block only: the
+    others are read, and the warning names its lines, format and reason; with `strict`, or
+    where no block reads, the paste fails with the first block's error, as a file does."""
+    items, skipped, first = [], [], None
+    for block in blocks:
+        try:
+            items.append(_parse(block.source, block.ingestor))
+        except ParseError as exc:
+            if strict or len(blocks) == 1:
+                raise
+            first = first or exc
+            skipped.append(f"{block.source.name}: {block.source.part} ({block.ingestor.name}) could not be read and "
+                           f"were skipped; the paste's other artifacts were stored (--strict refuses the paste): "
+                           f"{_reason(exc)}")
+    if not items:
+        raise first
+    return items, skipped
+
+
+def _reason(exc: ParseError) -> str:
+    """The error without its path: the warning names the file once."""
+    return (f"line {exc.line}: " if exc.line is not None else "") + (f"[{exc.field}] " if exc.field else "") + exc.message
 
 
 def _unrendered(source: Source) -> tuple[Source, str | None]:

@@ -9,10 +9,12 @@ from hotdb.store.database import Database
 
 
 def ingest(database: Database, paths: list[str | Path], *, model: str | None = None,
-           run: str | list[str] | None = None, input_format: str | None = None, tags: dict[str, str] | None = None):
+           run: str | list[str] | None = None, input_format: str | None = None, tags: dict[str, str] | None = None,
+           strict: bool = False):
     """Parse every file first (nothing is written if one fails), then store them all as one
-    build of `model` (default: the first file's name up to its first dot)."""
+    build of `model` (default: the first file's name up to its first dot). A pasted text's
+    artifact that cannot be read is skipped with a warning, unless `strict`."""
     from hotdb.ingest import pipeline
 
-    items = [(item.source, item.format, item.parsed) for item in pipeline.read(paths, input_format)]
+    items = [(item.source, item.format, item.parsed) for item in pipeline.read(paths, input_format, strict=strict)]
     return database.load(model or pipeline.default_model_name(paths), items, run_label=run, tags=tags)

@@ -27,7 +27,7 @@ def attach_workload(parsed, row, workload) -> str | None:
     row.workload_key = parsed.add_workload(workload)
     row.out_shape_logical = list(workload.out)
     if _has_operand_columns(type(row)):
-        row.data_shape_logical, row.weight_shape_logical = list(workload.data), list(workload.weight)
+        row.data_shape_logical, row.weight_shape_logical = list(workload.data), list(workload.weight) or None
     return row.workload_key
 
 

@@ -1,5 +1,6 @@
 """Canonical workloads: pure functions, no I/O, no database (docs/design.md, "Layers")."""
 
+from hotdb.workload.autotvm import from_autotvm_task
 from hotdb.workload.families import KernelName, parse_kernel_name, relay_op_family, task_template
 from hotdb.workload.keys import (
                                  Workload,
@@ -8,7 +9,6 @@ from hotdb.workload.keys import (
                                  conv_workload,
                                  dense_workload,
                                  flat_dims,
-                                 from_autotvm_task,
                                  from_kernel_args,
                                  from_relay_call,
                                  logical_operands,

@@ -30,6 +30,8 @@ _RELAY_OPS = {
     "nn.conv3d_transpose": "conv3d_transpose",
     "nn.dense": "dense",
     "nn.contrib_dense_pack": "dense",
+    "nn.bitserial_dense": "dense",  # with its bits (keys.py: from_relay_call)
+    "nn.bitserial_conv2d": "conv2d",
     "nn.matmul": "matmul",
     "matmul": "matmul",  # Relax R.matmul
     "nn.batch_matmul": "batch_matmul",
@@ -58,7 +60,11 @@ class TaskTemplate:
 _TASK_PATTERNS: list[tuple[re.Pattern[str], TaskTemplate]] = [
     (re.compile(p), t)
     for p, t in [
-        # VTA: tensors packed as NCHW1n16c / OIHW16o16i (hotdb/workload/keys.py unpacks them)
+        # bitserial: logical tensors, their bits part of the workload (hotdb/workload/autotvm.py)
+        (r"^bitserial_conv2d_nhwc", TaskTemplate("conv2d", "bitserial", "NHWC", "HWIO")),
+        (r"^bitserial_conv2d", TaskTemplate("conv2d", "bitserial")),
+        (r"^bitserial_dense", TaskTemplate("dense", "bitserial", "NC", "OI")),
+        # VTA: tensors packed as NCHW1n16c / OIHW16o16i (hotdb/workload/autotvm.py unpacks them)
         (r"^group_conv2d_packed", TaskTemplate("conv2d", "group_packed")),
         (r"^conv2d_transpose_packed", TaskTemplate("conv2d_transpose", "packed", "NCHW", "IOHW")),
         (r"^conv2d_packed", TaskTemplate("conv2d", "packed")),
@@ -78,6 +84,7 @@ _TASK_PATTERNS: list[tuple[re.Pattern[str], TaskTemplate]] = [
         (r"^(topi_nn_)?conv3d", TaskTemplate("conv3d", "direct", "NCDHW", "OIDHW")),
         (r"^(topi_(x86|nn|cuda)_)?conv2d", TaskTemplate("conv2d", "direct")),
         (r"^dense_pack", TaskTemplate("dense", "pack", "NC", "OI")),
+        (r"^dense_(vnni|amx_int8)", TaskTemplate("dense", "vnni", "NC", "OI")),
         (r"^(topi_(x86|nn|cuda)_)?dense", TaskTemplate("dense", "direct", "NC", "OI")),
         (r"^(topi_(x86|nn|cuda)_)?batch_matmul", TaskTemplate("batch_matmul", "direct", "", "")),
         (r"^matmul", TaskTemplate("matmul", "direct", "", "")),

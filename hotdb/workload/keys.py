@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from hotdb.workload.families import relay_op_family, task_template
+from hotdb.workload.families import relay_op_family
 from hotdb.workload.layouts import LayoutError, unpack
 
 Shape = tuple[int, ...]
@@ -47,7 +46,7 @@ class Workload:
 
     @cached_property  # a reader asks it of every call with this workload (a Relay text: millions)
     def key(self) -> str:
-        parts = [self.family, self.dtype, f"d={_dims(self.data)}", f"w={_dims(self.weight)}"]
+        parts = [self.family, self.dtype, f"d={_dims(self.data)}"] + [f"w={_dims(self.weight)}"] * bool(self.weight)
         if self.strides:
             parts += [f"s={_dims(self.strides)}", f"p={','.join(map(str, self.padding))}",
                       f"dl={_dims(self.dilation)}", f"g={self.groups}"]
@@ -60,8 +59,9 @@ class Workload:
 
     @property
     def flops(self) -> float | None:
-        """Multiply-adds counted as two floating-point operations; None when a dimension is dynamic."""
-        if self.dynamic:
+        """Multiply-adds counted as two floating-point operations; None when a dimension is
+        dynamic, or for an operator without a weight (pooling, softmax: no multiply-adds)."""
+        if self.dynamic or not self.weight:
             return None
         if self.family in ("dense", "matmul"):
             m, k = self.data
@@ -168,12 +168,31 @@ def conv_workload(data: Sequence[int], weight: Sequence[int], strides=None, padd
     return Workload(family, dtype, data, weight, out, strides, pads, dilation, groups, extra)
 
 
+def bitserial_workload(workload: Workload, activation_bits: int, weight_bits: int, unipolar: bool) -> Workload:
+    """A bitserial convolution or dense (Relay's nn.bitserial_*, TOPI's bitserial_* tasks):
+    the workload of the same shapes, with the bits its quantised operands have."""
+    return replace(workload, extra=workload.extra + (("bits", f"{int(activation_bits)}x{int(weight_bits)}"),
+                                                     ("unipolar", int(bool(unipolar)))))
+
+
 def dense_workload(data: Sequence[int], weight: Sequence[int], dtype: str = "float32") -> Workload:
     """y = x W^T with x (M, K) and W (N, K)."""
     data, weight = tuple(int(d) for d in data), tuple(int(d) for d in weight)
     if len(data) != 2 or len(weight) != 2 or data[1] != weight[1] or data[1] < 0 or weight[0] < 0:
         raise WorkloadError(f"data {list(data)} and weight {list(weight)} are not a dense (M, K) x (N, K)")
     return Workload("dense", dtype, data, weight, (data[0], weight[0]))
+
+
+def dense_weight(weight: Sequence[int]) -> Shape:
+    """A dense layer's (N, K) weight from the shape it is given in: as it is, or packed by
+    x86's AlterOpLayout as (N/n, K, n) for dense_pack (NC{n}n) or (N/16, K/4, 16, 4) for
+    VNNI and AMX (NC16n4c)."""
+    weight = tuple(int(d) for d in weight)
+    if len(weight) == 3:
+        return weight[0] * weight[2], weight[1]
+    if len(weight) == 4:
+        return weight[0] * weight[2], weight[1] * weight[3]
+    return weight
 
 
 def _folded(shape: Sequence[int]) -> tuple[int, int]:
@@ -263,18 +282,18 @@ def from_relay_call(op_name: str, attrs: dict, arg_shapes: Sequence[Sequence[int
             default_kernel = ("IO" if transpose else "OI") + default_data[2:]
             kernel_layout = attrs.get("kernel_layout") or default_kernel
             primal = "".join(ch for ch in data_layout if ch.isupper())
-            data = unpack(arg_shapes[0], data_layout, "NC" + primal[2:] if primal.startswith("NC") else _canonical_act(primal))
+            data = unpack(arg_shapes[0], data_layout, "NC" + primal[2:] if primal.startswith("NC") else canonical_act(primal))
             kprimal = "".join(ch for ch in kernel_layout if ch.isupper())
             target_kernel = ("IO" if transpose else "OI") + "".join(ch for ch in kprimal if ch not in "OI")
             weight = unpack(arg_shapes[1], kernel_layout, target_kernel)
-            return conv_workload(data, weight, attrs.get("strides"), attrs.get("padding"),
-                                 attrs.get("dilation"), attrs.get("groups", 1), dtype,
-                                 transpose=transpose, output_padding=attrs.get("output_padding"))
+            workload = conv_workload(data, weight, attrs.get("strides"), attrs.get("padding"),
+                                     attrs.get("dilation"), attrs.get("groups", 1), dtype,
+                                     transpose=transpose, output_padding=attrs.get("output_padding"))
+            return _bits(op_name, attrs, workload)
         if family == "dense":
-            weight = tuple(arg_shapes[1])
-            if len(weight) == 3:  # nn.contrib_dense_pack weight (N / n, K, n)
-                weight = (weight[0] * weight[2], weight[1])
-            return unfolded(dense_workload(_folded(arg_shapes[0]), weight, dtype), tuple(arg_shapes[0])[:-1])
+            weight = dense_weight(arg_shapes[1])
+            return _bits(op_name, attrs, unfolded(dense_workload(_folded(arg_shapes[0]), weight, dtype),
+                                                  tuple(arg_shapes[0])[:-1]))
         if family == "matmul":  # Relay's nn.matmul (transpose_b), Relax's R.matmul (none)
             return matmul_workload(arg_shapes[0], arg_shapes[1], dtype, bool(attrs.get("transpose_b", False)))
         if family == "batch_matmul":
@@ -290,116 +309,17 @@ def from_relay_call(op_name: str, attrs: dict, arg_shapes: Sequence[Sequence[int
     return None
 
 
-def _canonical_act(primal: str) -> str:
+def _bits(op_name: str, attrs: dict, workload: Workload) -> Workload:
+    """A bitserial op's workload with its bits (Relay's attrs: unipolar unless told)."""
+    if not op_name.startswith("nn.bitserial_"):
+        return workload
+    activation = attrs.get("activation_bits", attrs.get("data_bits", 1))
+    return bitserial_workload(workload, activation, attrs.get("weight_bits", 1), attrs.get("unipolar", True))
+
+
+def canonical_act(primal: str) -> str:
     # NHWC -> NCHW, NDHWC -> NCDHW, NWC -> NCW
     return "NC" + "".join(ch for ch in primal if ch not in "NC")
-
-
-# ---------------------------------------------------------------------------------------
-# From AutoTVM task arguments
-
-
-def _tensor(arg) -> tuple[Shape, str] | None:
-    if (isinstance(arg, (list, tuple)) and len(arg) >= 3 and arg[0] == "TENSOR" and isinstance(arg[1], (list, tuple))
-            and all(isinstance(d, int) and not isinstance(d, bool) for d in arg[1])):
-        return tuple(arg[1]), str(arg[2])
-    return None
-
-
-def from_autotvm_task(task_name: str, args: Sequence) -> Workload | None:
-    """The workload of an AutoTVM task from its serialised args
-    (`[["TENSOR", [dims], dtype], strides, padding, ...]`), or None when hotdb has no
-    canonical form for the template. Raises WorkloadError when args contradict it."""
-    template = task_template(task_name)
-    if template is None:
-        return None
-    tensors = [_tensor(a) for a in args]
-    if len(tensors) < 2 or tensors[0] is None or tensors[1] is None:
-        raise WorkloadError(f"task {task_name}: expected two tensor arguments first, got {list(args)[:2]}")
-    (data, dtype), (weight, _) = tensors[0], tensors[1]
-    data, weight = _vta_unpacked(template.family, data, weight, args)
-    family = template.family
-    try:
-        if family in ("dense", "matmul"):
-            return dense_workload(data, weight, dtype)
-        if family == "batch_matmul":
-            # Tasks of all eras compute x (B, M, K) times y (B, N, K) unless told otherwise.
-            ta = bool(args[4]) if len(args) > 4 else False
-            tb = bool(args[5]) if len(args) > 5 else True
-            return batch_matmul_workload(data, weight, dtype, ta, tb)
-        if len(args) < 4:
-            raise WorkloadError(f"task {task_name}: the printout gives the tensors only, not the strides and padding")
-        if family.endswith("_transpose"):
-            strides, padding = args[2], args[3]
-            output_padding = next((a for a in args[4:] if isinstance(a, list) and a and all(isinstance(x, int) for x in a)), None)
-            if output_padding is None and len(args[1]) > 3 and isinstance(args[1][3], list):
-                output_padding = args[1][3]  # tophub cuda_v0.10 folds it into the kernel tensor
-            return conv_workload(unpack(data, template.data_layout, "NC" + template.data_layout[2:]),
-                                 weight, strides, padding, None, 1, dtype, transpose=True,
-                                 output_padding=output_padding)
-        strides, padding, dilation = args[2], args[3], args[4] if len(args) > 4 else None
-        if isinstance(dilation, str):  # VTA's topi_nn_conv2d: (data, kernel, strides, padding, layout, ...)
-            dilation = None
-        groups = 1
-        if template.variant in ("group", "group_packed") and len(args) > 5 and isinstance(args[5], int):
-            groups = args[5]
-        canonical_data = _canonical_act(template.data_layout)
-        data = unpack(data, template.data_layout, canonical_data)
-        kernel_target = "OI" + "".join(ch for ch in template.kernel_layout if ch not in "OI")
-        if family == "depthwise_conv2d":
-            if template.data_layout == "NHWC":
-                kh, kw, c, m = weight  # HWOI in TOPI's NHWC depthwise: (KH, KW, C, multiplier)
-                weight = (c * m, 1, kh, kw)
-            else:
-                c, m, kh, kw = weight  # (in_channel, channel_multiplier, KH, KW)
-                weight = (c * m, 1, kh, kw)
-            groups = data[1]
-        else:
-            weight = unpack(weight, template.kernel_layout, kernel_target)
-        if data[1] != weight[1] * groups and family == "conv2d" and weight[1]:
-            groups = data[1] // weight[1]
-        return conv_workload(data, weight, strides, padding, dilation, groups, dtype)
-    except LayoutError as exc:
-        raise WorkloadError(f"task {task_name}: {exc}") from exc
-
-
-def autotvm_operands(task_name: str, args: Sequence) -> tuple[Shape, Shape] | None:
-    """Logical (data, weight) of a task whose printout gives its tensors only (a user's
-    own loop printing `task.args[0]` and `task.args[1]`): the workload then comes from
-    the IR call with these operands (queries/model_tasks.sql)."""
-    template = task_template(task_name)
-    tensors = [_tensor(a) for a in args[:2]]
-    if template is None or len(tensors) < 2 or None in tensors:
-        return None
-    data, weight = _vta_unpacked(template.family, tensors[0][0], tensors[1][0], args)
-    try:
-        if template.family in ("conv2d", "depthwise_conv2d", "conv1d", "conv3d"):
-            data = unpack(data, template.data_layout, _canonical_act(template.data_layout))
-            if template.family == "conv2d":
-                weight = unpack(weight, template.kernel_layout, "OI" + "".join(ch for ch in template.kernel_layout if ch not in "OI"))
-    except LayoutError:
-        return None
-    return tuple(data), tuple(weight)
-
-
-def _vta_unpacked(family: str, data: Shape, weight: Shape, args: Sequence) -> tuple[Shape, Shape]:
-    """VTA's packed tensors as logical ones: data NCHW{n}n{c}c (N/n, C/c, H, W, n, c) and
-    kernels OIHW{o}o{i}i (O/o, I/i, KH, KW, o, i), both 6-D; dense data NC{n}n{c}c and
-    weight OI{o}o{i}i, both 4-D. Other tensors are returned unchanged."""
-    try:
-        if family in ("conv2d", "depthwise_conv2d", "conv2d_transpose") and len(data) == 6:
-            layout = next((a for a in args if isinstance(a, str) and re.fullmatch(r"NCHW\d+n\d+c", a)), None)
-            data = unpack(data, layout or f"NCHW{data[4]}n{data[5]}c", "NCHW")
-            if len(weight) == 6:
-                weight = unpack(weight, f"OIHW{weight[4]}o{weight[5]}i", "OIHW")
-                if family == "conv2d_transpose":  # TOPI's transposed kernels are IOHW
-                    weight = (weight[1], weight[0], *weight[2:])
-        elif family == "dense" and len(data) == 4 and len(weight) == 4:
-            data = unpack(data, f"NC{data[2]}n{data[3]}c", "NC")
-            weight = unpack(weight, f"OI{weight[2]}o{weight[3]}i", "OI")
-    except LayoutError:
-        pass
-    return tuple(data), tuple(weight)
 
 
 # ---------------------------------------------------------------------------------------
@@ -433,7 +353,7 @@ def logical_output_shape(family: str, out_shape: Sequence[int] | None, layout: s
 _DEFAULT_DATA = {4: "NCHW", 5: None}  # 5-D: NCHW{c}c with c read from the shape
 
 
-def _data_layout(shape: Sequence[int], given: str | None) -> str:
+def data_layout_of(shape: Sequence[int], given: str | None) -> str:
     if given and len([c for c in given if c.isalpha()]) == len(shape):
         return given
     if len(shape) == 5:
@@ -441,7 +361,7 @@ def _data_layout(shape: Sequence[int], given: str | None) -> str:
     return "NCHW"
 
 
-def _kernel_layout(shape: Sequence[int], given: str | None) -> str:
+def kernel_layout_of(shape: Sequence[int], given: str | None) -> str:
     if given and len([c for c in given if c.isalpha()]) == len(shape):
         return given
     if len(shape) == 6:
@@ -468,23 +388,20 @@ def logical_operands(family: str, input_shapes: Sequence[Sequence[int] | None] |
             if data_at is None or data_at + 1 >= len(shapes):
                 return None
             data_shape, kernel = shapes[data_at], shapes[data_at + 1]
-            data = unpack(data_shape, _data_layout(data_shape, layouts.get("data_layout")), "NCHW")
+            data = unpack(data_shape, data_layout_of(data_shape, layouts.get("data_layout")), "NCHW")
             if winograd:
                 if len(kernel) != 4:
                     return None
                 return data, (kernel[3], kernel[2], 3, 3)
             if len(kernel) not in (4, 6, 7):
                 return None
-            weight = unpack(kernel, _kernel_layout(kernel, layouts.get("kernel_layout")), "OIHW")
+            weight = unpack(kernel, kernel_layout_of(kernel, layouts.get("kernel_layout")), "OIHW")
             return data, weight
         if family in ("dense", "matmul"):
-            two = [s for s in shapes if len(s) in (2, 3)]
+            two = [s for s in shapes if len(s) in (2, 3, 4)]
             if len(two) < 2 or len(two[0]) != 2:
                 return None
-            weight = two[1]
-            if len(weight) == 3:
-                weight = (weight[0] * weight[2], weight[1])
-            return two[0], tuple(weight)
+            return two[0], dense_weight(two[1])
         if family == "batch_matmul":
             three = [s for s in shapes if len(s) == 3]
             return (three[0], three[1]) if len(three) >= 2 else None

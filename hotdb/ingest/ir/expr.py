@@ -32,7 +32,7 @@ class Expr:
 _IDENT = re.compile(r"[A-Za-z_][\w.]*")
 # `%3.0` is field 0 of `%3`; `%features.0.weight` (PyTorch names) is one variable.
 # `%input_1:0` (TensorFlow tensor names) is one variable too.
-_VAR = re.compile(r"%\d+(?=\.\d|[^\w.:]|$)|%[\w.]*\w(?::\d+)?")
+_VAR = re.compile(r"%\d+(?=\.\d|[^\w.:]|$)|%[\w./]*\w(?::\d+)?")
 _GLOBAL = re.compile(r"@[\w.]+")
 _NUMBER = re.compile(r"-?(\d+\.\d*|\.\d+|\d+)(e[+-]?\d+)?(f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64|h|b)?(?![\w.])")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')

@@ -65,6 +65,9 @@ _CONV_DENSE = ("nn.conv1d", "nn.conv2d", "nn.conv3d", "nn.dense", "nn.batch_matm
                "nn.contrib_conv2d_NCHWc", "nn.conv2d_transpose")
 
 
+_PARAM = re.compile(r"%[\w./]*\w(?::\d+)?")
+
+
 class RelayText:
     name = "relay"
     role = "ir"
@@ -267,7 +270,10 @@ class _RelayParser:
         scope = Scope()
         compiler = self.blocks[-1].compiler if self.blocks else None  # closures inherit it
         while not reader.peek(")"):
-            param = reader.match(re.compile(r"%[\w.]*\w(?::\d+)?"))
+            if reader.at_end():  # a paste or a page that kept only the first lines of a signature
+                raise ExprError("the text ends inside the function's parameter list (the signature was cut off)", reader.pos)
+            # TensorFlow's names keep their scopes: %bert/embeddings/Gather/resource
+            param = reader.match(_PARAM)
             if param is not None:
                 scope[param] = None  # untyped parameter (print(func) before type inference)
                 if reader.peek(":"):

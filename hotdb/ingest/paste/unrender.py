@@ -8,12 +8,21 @@ came from (`Undone.origin`) so that errors still name the line of the file.
 
     rule             what a reader saw                          what it reads
     colours          ESC[95;03m@tvmESC[39;00m (in a log)         @tvm
+    html             <span class="o">-&gt;</span> (a page's source) -&gt;  (then entities: ->)
     characters       ‘conv2d’  “float32”  1 × 64 (NBSP)         'conv2d'  "float32"  plain spaces
     entities         &lt;  &quot;  &#39;                         <  "  '
     pager            fused_nn_relu$   (cat -A, `:set list`)      fused_nn_relu
     prefixes         # Node Name ...  > %0 = ...  >>> print(..)  Node Name ...  %0 = ...  print(..)
     eaten comments   / ty=Tensor[(1, 64), float32] /             /* ty=Tensor[(1, 64), float32] */
     wrapped lines    a statement cut at the terminal's width    the statement on one line
+    glued rows       Node Name Ops ... Outputs fused_a ... 3 1fused_b ...   a row a line (glued.py)
+
+A highlighter's markup (Pygments, Rouge, a notebook's or a forum's HTML: `<span class=...>`,
+`<span style=...>`, `<pre>`, `<code>`, `<div class="highlight">`) is removed only from a text
+that holds such a tag and closes one: TVM never prints a closing tag, so Relay's and
+TVMScript's own `<` (comparisons) and C++ templates (`Array<PrimExpr>`) are never taken for
+markup. A line that held markup only (a wrapper's `<div ...>`, `</pre></div>`) is dropped and
+`<br>` ends a line, so this rule too keeps where each line came from (`Undone.origin`).
 
 Prose glued to code (`...) /* ty=... */;would you be able to`) is left to the readers,
 which read a statement up to its end and say what they skipped after it.
@@ -25,6 +34,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from hotdb.ingest.paste import glued
 from hotdb.ingest.text import bracket_depth
 
 _CHARACTERS = str.maketrans({
@@ -37,10 +47,19 @@ _CHARACTERS = str.maketrans({
 # A terminal's control sequences (CSI: colours, bold, cursor moves), as a log or notebook
 # output keeps them when TVMScript's `show()` or a coloured logger printed to it.
 _ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_SPACES = str.maketrans({c: " " for c in "\u00a0\u202f\u2007\u2009\u3000"})
 _CHARACTERS_FOUND = re.compile("[" + "".join(chr(c) for c in _CHARACTERS) + "]")
 # Readers whose values are quoted (task tuples, workload keys) straighten quotes themselves,
 # so that a line read under a forced format or as a file of its own reads the same.
 QUOTES = str.maketrans({c: _CHARACTERS[ord(c)] for c in "\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f"})
+# What marks a text as a page's source: a highlighter's opening tag, and a closing tag.
+_HTML_OPEN = re.compile(r"<(?:span|div|pre|code|font)\b[^<>]*>")
+_HTML_CLOSE = re.compile(r"</(?:span|div|pre|code|font)\s*>")
+# The markup removed: the tags a highlighter or a page wraps code in; a line number's span
+# (Pygments' `linenos`, Rouge's `lineno`) with its number
+_HTML_LINENO = re.compile(r"<span\b[^<>]*\bclass=[\"']?(?:linenos?|lineno|ln)\b[^<>]*>[^<]*</span>")
+_HTML_TAG = re.compile(r"</?(?:span|div|pre|code|font|a|b|i|em|strong|p|tt|kbd|samp|var)\b[^<>]*>")
+_HTML_BREAK = re.compile(r"<br\s*/?>")
 _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
 # A comment or quote prefix shared by a run of lines: shell and Python comments, mail and
 # Markdown quotes, C++ comments, the Python prompt.
@@ -80,12 +99,14 @@ class Undone:
 
 _WORDS = {
     "colours": "terminal colour codes removed",
+    "html": "HTML markup removed",
     "characters": "typographic quotes and spaces made plain",
     "entities": "HTML entities decoded",
     "pager": "pager line ends ($) removed",
     "prefixes": "comment and quote prefixes removed",
     "eaten comments": "type comments whose asterisks a page ate restored",
     "wrapped lines": "lines cut at the terminal's width joined",
+    "glued rows": "table rows run together split again",
 }
 
 
@@ -96,9 +117,17 @@ def undo(text: str, lines: list[str]) -> Undone:
     # and `=` hide a type comment until they are gone (undoing twice must be undoing once).
     if "\x1b" in text and _each_line(done, "colours", lambda line: _ESCAPES.sub("", line)):
         text = "\n".join(done.lines)
+    if _marked_up(text) and _html(done):
+        text = "\n".join(done.lines)
+        if "\x1b" in text and _each_line(done, "colours", lambda line: _ESCAPES.sub("", line)):
+            text = "\n".join(done.lines)  # codes a highlighter's spans cut apart
     if _CHARACTERS_FOUND.search(text) and _each_line(done, "characters", lambda line: line.translate(_CHARACTERS)):
         text = "\n".join(done.lines)
-    if "&" in text and _ENTITY.search(text) and _each_line(done, "entities", _unescape):
+    for _ in range(4):  # a page's source shown on a page: the markup decoded is markup again
+        if "&" in text and _ENTITY.search(text) and _each_line(done, "entities", _unescape):
+            text = "\n".join(done.lines)
+        if not (_marked_up(text) and _html(done)):
+            break
         text = "\n".join(done.lines)
     if "$" in text and _PAGER_END.search(text):
         _pager(done)
@@ -106,6 +135,11 @@ def undo(text: str, lines: list[str]) -> Undone:
     if "ty=" in text:
         _each_line(done, "eaten comments", lambda line: _EATEN.sub(r"/* \1 */", line) if "ty=" in line else line)
     _wrapped(done)
+    if glued.found(text) and (split := glued.split(done.lines)) is not None:
+        lines, origin, count = split
+        done.origin = [_origin(done, k) for k in origin]
+        done.lines = lines
+        done.rules["glued rows"] = count
     return done
 
 
@@ -129,7 +163,40 @@ def _unescape(line: str) -> str:
         if not _ENTITY.search(line):
             break
         line = html.unescape(line)
-    return line
+    return line.translate(_SPACES)  # &nbsp; is a no-break space: a plain one, as the characters rule makes it
+
+
+def _marked_up(text: str) -> bool:
+    return "</" in text and bool(_HTML_CLOSE.search(text)) and bool(_HTML_OPEN.search(text))
+
+
+def _html(done: Undone) -> int:
+    """A highlighter's markup removed from each line that has some; a line that held markup
+    only is dropped, and each `<br>` ends a line (one at the end of a line, or followed by
+    markup only, ends that line). The count of lines changed."""
+    out, origin, count, moved = [], [], 0, False
+    for i, line in enumerate(done.lines):
+        if "<" not in line:
+            out.append(line)
+            origin.append(_origin(done, i))
+            continue
+        pieces = _HTML_BREAK.split(line)
+        texts = [_HTML_TAG.sub("", _HTML_LINENO.sub("", piece)) for piece in pieces]
+        if len(pieces) > 1 and not texts[-1].strip():
+            pieces, texts = pieces[:-1], texts[:-1]  # the last <br> ended the line
+        elif len(pieces) == 1 and texts[0] != line and not texts[0].strip():
+            texts = []  # markup only: a wrapper's own line
+        if texts != [line]:
+            count += 1
+            moved = moved or len(texts) != 1
+        out.extend(texts)
+        origin.extend([_origin(done, i)] * len(texts))
+    if count:
+        done.lines = out
+        if moved:
+            done.origin = origin
+        done.rules["html"] = count
+    return count
 
 
 def _pager(done: Undone) -> None:

@@ -9,10 +9,10 @@
 Each task is the one an auto_scheduler log names by the same workload key (hotdb reads
 both as tuner `auto_scheduler`, task name = the key's hash), so a printed list and a log
 of one model meet in one task. The key's shapes give the argument dims; the compute DAG
-gives the anchor op (its first reduction stage) and, for direct convolutions and dense
-layers, the strides, dilation and padding that make the canonical workload. The printed
-DAG does not show data types: these workloads are float32, as in the tutorials that print
-such lists; a task of another type is still found by its argument dims.
+gives the anchor op and what makes the canonical workload (ansor_dag.py: convolutions,
+depthwise, winograd, dense, batch_matmul, pooling, softmax). The printed DAG does not show
+data types: these workloads are float32, as in the tutorials that print such lists; a task
+of another type is still found by its argument dims.
 """
 
 from __future__ import annotations
@@ -21,19 +21,17 @@ import json
 import re
 
 from hotdb.ingest.source import Source
+from hotdb.ingest.tasks.ansor_dag import PLACEHOLDER as _PLACEHOLDER
+from hotdb.ingest.tasks.ansor_dag import STAGE as _STAGE
+from hotdb.ingest.tasks.ansor_dag import family_of as dag_family
+from hotdb.ingest.tasks.ansor_dag import workload as dag_workload
 from hotdb.ingest.text import LineRuns
 from hotdb.rows import Parsed, TaskRow
 from hotdb.rows.derive import attach_workload
-from hotdb.workload import WorkloadError, batch_matmul_workload, conv_workload, dense_workload
-from hotdb.workload.layouts import LayoutError, unpack
+from hotdb.workload import WorkloadError
+from hotdb.workload.layouts import LayoutError
 
 _TASK = re.compile(r"^\s*=+\s*Task\s+(\d+)\s+\(workload key:\s*(\[.*\])\)\s*=+\s*$")
-_STAGE = re.compile(r"^\s*(\w+)\(([^)]*)\)\s*((?:\+|max|min)?=)")
-_PLACEHOLDER = re.compile(r"^\s*\w+\s*=\s*PLACEHOLDER\s*\[")
-# Anchor families by reduction stage name, most specific first.
-_STAGE_FAMILIES = [("depthwise", "depthwise_conv2d"), ("conv2d_transpose", "conv2d_transpose"),
-                   ("winograd", "conv2d"), ("conv2d", "conv2d"), ("conv3d", "conv3d"), ("conv1d", "conv1d"),
-                   ("batch_matmul", "batch_matmul"), ("dense", "dense"), ("matmul", "dense"), ("pool", "pool")]
 
 
 class AnsorTasks:
@@ -112,59 +110,15 @@ class AnsorTasks:
         row = TaskRow(task_index=index, tuner="auto_scheduler", task_name=key[0], task_args=key_text, task_kwargs=None,
                       target=None, line_no=line_no, args_flat=",".join(map(str, flat)) or None,
                       variant="nested" if shapes else "hash only")
-        stages = [(m.group(1), m.group(3), line) for line in dag if (m := _STAGE.match(line))]
-        if any("winograd" in name for name, _, _ in stages):
-            row.op_family, row.variant = "conv2d", "winograd"  # transformed weights: found by argument dims
-            return row
-        anchor = next(((name, line) for name, op, line in stages if op != "="), None)  # the first reduction
-        if anchor is None:
-            return row
-        family = next((f for token, f in _STAGE_FAMILIES if token in anchor[0].lower()), None)
-        row.op_family = family
+        row.op_family, variant = dag_family(dag)
+        row.variant = variant or row.variant
         try:
-            workload = _workload(family, anchor[0], anchor[1], shapes, dag)
+            workload = dag_workload(row.op_family, variant, shapes, dag)
         except (WorkloadError, LayoutError, ValueError, IndexError, TypeError) as exc:
             parsed.warnings.append(f"{source.name}:{line_no}: cannot derive the workload of task {key[0]}: {exc}")
             workload = None
         attach_workload(parsed, row, workload)
         return row
-
-
-def _workload(family: str | None, stage: str, line: str, shapes: list[list[int]], dag: list[str]):
-    """The canonical workload of a direct convolution or a dense/batch_matmul DAG."""
-    placeholders = [[int(d) for d in re.findall(r"\d+", l.split("[", 1)[1])] for l in dag if _PLACEHOLDER.match(l)]
-    if family in ("conv2d", "depthwise_conv2d") and len(placeholders) >= 2:
-        nhwc = stage.lower().endswith("nhwc")
-        data, kernel, out = placeholders[0], placeholders[1], shapes[-1]
-        if nhwc:
-            data_nchw = unpack(data, "NHWC", "NCHW")
-            out_nchw = unpack(out, "NHWC", "NCHW")
-            # depthwise NHWC kernels are (KH, KW, C, M); others HWIO
-            weight = (kernel[2] * kernel[3], 1, kernel[0], kernel[1]) if family == "depthwise_conv2d" else \
-                unpack(kernel, "HWIO", "OIHW")
-        else:
-            data_nchw, out_nchw = tuple(data), tuple(out)
-            weight = (kernel[0] * kernel[1], 1, kernel[2], kernel[3]) if family == "depthwise_conv2d" else tuple(kernel)
-        strides = [int(s) for s in re.findall(r"\(\((?:yy|xx|i\d|h|w|ax\d)\*(\d+)\)", line)] or [1, 1]
-        if len(strides) == 1:
-            strides = strides * 2
-        dilation = [int(s) for s in re.findall(r"\(r[yx]\*(\d+)\)", line)] or [1, 1]
-        if len(dilation) == 1:
-            dilation = dilation * 2
-        groups = data_nchw[1] if family == "depthwise_conv2d" else max(data_nchw[1] // weight[1], 1)
-        padding = []
-        for axis in range(2):
-            x, k, o, s, d = data_nchw[2 + axis], weight[2 + axis], out_nchw[2 + axis], strides[axis], dilation[axis]
-            fits = [p for p in range(0, d * (k - 1) + 1) if (x + 2 * p - d * (k - 1) - 1) // s + 1 == o]
-            if not fits:
-                return None
-            padding.append(fits[0])
-        return conv_workload(data_nchw, weight, strides, padding, dilation, groups, "float32")
-    if family == "dense" and len(shapes) >= 3 and len(shapes[0]) == 2 and len(shapes[1]) == 2:
-        return dense_workload(shapes[0], shapes[1], "float32")
-    if family == "batch_matmul" and len(shapes) >= 3 and len(shapes[0]) == 3 and len(shapes[1]) == 3:
-        return batch_matmul_workload(shapes[0], shapes[1], "float32")
-    return None
 
 
 def _dag_line(line: str) -> bool:

@@ -47,7 +47,7 @@ from hotdb.ingest.text import LineRuns, line_runs
 from hotdb.rows import Parsed, RecordList, TaskRow, measured_record
 from hotdb.rows.derive import attach_workload
 from hotdb.workload import WorkloadError, from_autotvm_task, task_template
-from hotdb.workload.keys import autotvm_operands
+from hotdb.workload.autotvm import autotvm_operands
 
 _REPR = re.compile(r"Task\(func_name=([\w.]+),\s*args=")
 # Lenient listings: an AutoTVM task name followed by its args as printed by a user's

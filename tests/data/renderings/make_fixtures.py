@@ -13,6 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parents[2] / "hotdb" / "examples" / "vgg16"
+RELAX = HERE.parent / "relax" / "small_convnet.relax.py"  # apache-tvm 0.27's print (tests/data/README.md)
 _spec = importlib.util.spec_from_file_location("make_rendered", HERE / "make_rendered.py")
 rendered = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rendered)
@@ -28,6 +29,9 @@ def made() -> dict[str, list[str]]:
         "vgg16_relay.eaten.txt": rendered.eaten(relay),
         "vgg16_relay.mail-quoted.txt": rendered.mail_quoted(relay),
         "vgg16_relay.coloured.txt": rendered.coloured(relay),
+        "vgg16_relay.highlighted.html": rendered.highlighted(relay),
+        "vgg16_relay.br.html": rendered.html_breaks(relay),
+        "small_convnet_relax.styled.html": rendered.highlighted(RELAX.read_text().splitlines(), style=True),
         "vgg16_table.cat-A.txt": rendered.cat_a(table),
         "vgg16_table.list-wrapped-100.txt": rendered.cut(rendered.cat_a(table), 100),
         "vgg16_table.coloured.txt": rendered.coloured(table),

@@ -76,6 +76,38 @@ def coloured(lines: list[str]) -> list[str]:
     return [re.sub(r"(\x1b\[[0-9;]*m)|[A-Za-z_][\w.]*|\d+", paint, line) for line in lines]
 
 
+_TOKEN = re.compile(r"([A-Za-z_][\w.]*)|(\d+(?:\.\d+)?)|([^\sA-Za-z_\d]+)")
+_CLASSES = ("n", "mi", "o")  # Pygments' token classes: name, number, operator
+_COLOURS = ("#008000", "#666666", "#AA22FF")  # and the colours its default style gives them
+
+
+def _painted(line: str, style: bool) -> str:
+    """Each name, number and run of operators of an escaped line in a span of its own."""
+    def span(match: re.Match) -> str:
+        kind = match.lastindex - 1
+        attribute = f'style="color: {_COLOURS[kind]}"' if style else f'class="{_CLASSES[kind]}"'
+        return f"<span {attribute}>{html.escape(match.group(), quote=True)}</span>"
+    return _TOKEN.sub(span, line)
+
+
+def highlighted(lines: list[str], style: bool = False) -> list[str]:
+    """A page's source of a highlighted code block, as Pygments' HtmlFormatter writes it for
+    Sphinx and Jupyter: `<div class="highlight"><pre><span></span>` before the first line,
+    each name, number and run of operators in a `<span class="...">` (with `style`, an inline
+    `<span style="color: ...">`, as noclasses=True and notebooks exported whole write it),
+    & < > " ' as entities, and `</pre></div>` on a line of its own after the last."""
+    if not lines:
+        return lines
+    body = [_painted(line, style) for line in lines]
+    return ['<div class="highlight"><pre><span></span>' + body[0], *body[1:], "</pre></div>"]
+
+
+def html_breaks(lines: list[str]) -> list[str]:
+    """A forum's or a mail's HTML of a code block: the whole block on one line inside
+    `<pre><code>`, each of its lines ended by `<br>`, & < > " ' as entities."""
+    return ["<pre><code>" + "".join(html.escape(line, quote=True) + "<br>" for line in lines) + "</code></pre>"]
+
+
 def made(real: Path) -> dict[str, list[str]]:
     """The name and lines of each made file, from the real texts in the folder `real`."""
     table, relay, tasks = ((real / name).read_text(encoding="utf-8").splitlines() for name in (TABLE, RELAY, TASKS))

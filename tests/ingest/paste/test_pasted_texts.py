@@ -106,3 +106,22 @@ def test_two_tables_in_one_paste_become_two_runs(cli, tmp_path):
     assert sorted(r["run"] for r in runs) == ["after", "before"]
     assert cli("ingest", paste, "--model", "other").code == 0  # without labels: other-1, other-2
     assert {r["run"] for r in cli("runs", "-f", "json").json()} >= {"other-1", "other-2"}
+
+
+def test_the_post_with_its_table_run_into_a_paragraph_gives_what_the_three_files_give(cli, tmp_path):
+    """The forum showed the table outside a code block: one paragraph, blanks collapsed
+    (tests/data/glued-tables/). Its rows are split again; the matches, the 16 tunable kernels
+    and the selection are those of the three files."""
+    cli("ingest", *FILES, "--model", "vgg16")
+    files_matches, files_top = _check_matches_and_selection(cli)
+    path = DATA / "glued-tables" / "thread.paragraph.txt"
+    db = ("--db", tmp_path / "paragraph.duckdb")
+    pasted = cli(*db, "ingest", path, "--model", "vgg16", use_db=False)
+    assert pasted.code == 0, pasted.err
+    assert f"warning: {path}: read as rendered text: table rows run together split again (1 line)" in pasted.err
+    assert [line.split(" as ")[1].split(" ")[0] for line in pasted.err.splitlines() if line.startswith("ingested")] == \
+        ["debug-table", "relay", "autotvm-tasks"]
+    assert "(lines 6-6) as debug-table (profile): 26 rows" in pasted.err  # the table's one line of the file
+    matches = cli(*db, "matches", "-f", "json", use_db=False).json()
+    top = cli(*db, "top", "--coverage", "90", "-f", "json", use_db=False).json()
+    assert _rounded(matches) == _rounded(files_matches) and _rounded(top) == _rounded(files_top)

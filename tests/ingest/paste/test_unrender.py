@@ -231,7 +231,12 @@ _RENDERINGS = {
     "colours": made.coloured,
     "comment": lambda lines: ["# " + line if line else "#" for line in lines],
     "quote of a quote": lambda lines: made.mail_quoted(made.mail_quoted(lines)),
+    "html": made.highlighted,
+    "html styled": lambda lines: made.highlighted(lines, style=True),
+    "html breaks": made.html_breaks,
 }
+# Pygments drops a code block's leading blank lines: a highlighted text starts with one filled
+_HIGHLIGHTED = ("html", "html styled")
 
 
 def _undo(lines: list[str]) -> unrender.Undone:
@@ -257,13 +262,16 @@ _PREFIXED = ("comment", "mail quote", "quote of a quote")
 @given(_CLEAN, st.sampled_from(sorted(_RENDERINGS)))
 def test_a_rendered_clean_text_is_undone_to_the_clean_text(lines, rendering):
     assume(rendering != "eaten" or any("ty=" in line for line in lines))
+    assume(rendering not in _HIGHLIGHTED or lines[0].strip())
     # a pager's `$` and a prefix are told from text only on three lines or more
     assume(_filled(lines) >= 3 or rendering not in ("pager",) + _PREFIXED)
     rendered = _RENDERINGS[rendering](lines)
     undone = _undo(rendered)
     assert undone.lines == lines
     assert undone.changed == (rendered != lines)
-    assert undone.origin is None or undone.origin == list(range(1, len(lines) + 1))
+    # each line comes from its own line of the file, or all from the one line `<br>`s part
+    from_lines = [1] * len(lines) if rendering == "html breaks" else list(range(1, len(lines) + 1))
+    assert undone.origin is None or undone.origin == from_lines
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -320,10 +328,11 @@ def test_every_line_undone_names_a_line_of_the_file_in_order(lines, rendering):
 
 
 def _assert_origin(undone: unrender.Undone, rendered: list[str]) -> None:
+    """In order; two lines come from one line of the file only where a `<br>` parted them."""
     origin = undone.origin if undone.origin is not None else list(range(1, len(undone.lines) + 1))
     assert len(origin) == len(undone.lines)
     assert all(1 <= n <= len(rendered) for n in origin)
-    assert all(a < b for a, b in zip(origin, origin[1:]))
+    assert all(a < b or (a == b and "<br>" in rendered[a - 1]) for a, b in zip(origin, origin[1:]))
 
 
 # --- renderings of our own making --------------------------------------------------------
@@ -352,6 +361,8 @@ def test_made_renderings_are_what_the_generator_writes(tmp_path):
     ("vgg16_relay.eaten.txt", "relay", "type comments whose asterisks a page ate restored (56 lines)"),
     ("vgg16_relay.mail-quoted.txt", "relay", "comment and quote prefixes removed (61 lines)"),
     ("vgg16_relay.coloured.txt", "relay", "terminal colour codes removed (60 lines)"),
+    ("vgg16_relay.highlighted.html", "relay", "HTML markup removed (62 lines), HTML entities decoded (2 lines)"),
+    ("vgg16_relay.br.html", "relay", "HTML markup removed (1 line), HTML entities decoded (2 lines)"),
     ("vgg16_table.cat-A.txt", "debug-table", "pager line ends ($) removed (29 lines)"),
     ("vgg16_table.list-wrapped-100.txt", "debug-table", "pager line ends ($) removed (29 lines)"),
     ("vgg16_table.coloured.txt", "debug-table", "terminal colour codes removed (28 lines)"),
@@ -413,3 +424,56 @@ def test_warnings_name_the_lines_of_the_file_where_a_terminal_wrapped_them(cli, 
     assert len(cli("sql", "SELECT * FROM tasks", "-f", "json").json()) == 2
     skipped = [1, len(lines)]  # the first and the last line of the file
     assert f"(lines {skipped[0]}, {skipped[1]})" in result.err, result.err
+
+
+def test_relax_highlighted_with_inline_styles_gives_the_calls_of_its_clean_print(cli, tmp_path):
+    """TVMScript in a page's source as Pygments writes it without classes (a notebook's HTML,
+    `<span style="color: ...">`), `"` and `->` as entities: the calls of apache-tvm's own print."""
+    clean = DATA / "relax" / "small_convnet.relax.py"
+    path = MADE / "small_convnet_relax.styled.html"
+    assert '<span style="color: #008000">R.Tensor</span>' in path.read_text() and "&quot;" in path.read_text()
+    result, rows = _read(cli, tmp_path, path)
+    assert _formats(result.err) == ["relax"]
+    assert _rendered_notes(result.err) == [
+        f"warning: {path}: read as rendered text: HTML markup removed (24 lines), HTML entities decoded (15 lines)"]
+    assert "skipped" not in result.err  # no line of markup is left for a reader to pass over
+    assert rows == _read(cli, tmp_path, clean)[1]
+    assert [c["workload_key"] for c in rows["ir"] if c["workload_key"]] == [
+        "conv2d float32 d=1x3x8x8 w=16x3x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1",
+        "conv2d float32 d=1x16x8x8 w=16x16x3x3 s=1x1 p=1,1,1,1 dl=1x1 g=1",
+        "dense float32 d=1x1024 w=10x1024"]
+
+
+def test_an_error_in_a_highlighted_text_names_the_files_line(cli, tmp_path):
+    """The wrapper's last line is dropped and `<br>` parts one line into many: the error
+    still names the line of the file the statement is on."""
+    lines = (MADE / "vgg16_relay.highlighted.html").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '<span class="n">nn.max_pool2d</span>' in line)
+    lines[at] = lines[at].replace('<span class="mi">112</span><span class="o">),</span>', '<span class="mi">112</span>,', 1)
+    path = tmp_path / "broken.html"
+    path.write_text("\n".join(lines) + "\n")
+    result = cli("--db", tmp_path / "b.duckdb", "ingest", path, "--model", "m", use_db=False)
+    assert result.code == 1 and f"{path}:{at + 1}: broken type annotation" in result.err, result.err
+    one_line = made.html_breaks(unrender.undo("\n".join(lines), lines).lines)
+    path.write_text("\n".join(one_line) + "\n")
+    result = cli("--db", tmp_path / "c.duckdb", "ingest", path, "--model", "m", use_db=False)
+    assert result.code == 1 and f"{path}:1: broken type annotation" in result.err, result.err
+
+
+# Texts whose `<` and `>` are their own: comparisons in TVMScript and TIR, Relay's `->` and
+# `<-` in prose, C++ templates (TVM's own `Array<Span>`), HTML shown as text (`&lt;span&gt;`)
+_ANGLED = st.one_of(
+    st.builds(lambda v, n: f"            if {v} < {n}:", st.sampled_from(["v_i2", "i", "x"]), st.integers(0, 64)),
+    st.builds(lambda n: f"    T.if_then_else(T.int64(1) <= v_i2 and v_i2 < T.int64({n}), a, b)", st.integers(1, 99)),
+    st.builds(lambda t, name: f"  Array<{t}> {name};", st.sampled_from(["Span", "PrimExpr", "span", "div", "Integer"]), _NAME),
+    st.builds(lambda t: f"std::vector<std::pair<int, {t}>> pairs;  // <pre>-sorted", st.sampled_from(["code", "span"])),
+    st.builds(lambda a: f"fn (%x: Tensor[({a}), float32]) -> Tensor[({a}), float32] {{", _DIMS),
+    st.just('print("<span class=\\"n\\">x")  # a string that names a tag, never closing one'),
+)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.lists(st.one_of(_ANGLED, _CLEAN_LINE), min_size=1, max_size=12).filter(_clean))
+def test_a_texts_own_angle_brackets_are_never_taken_for_markup(lines):
+    undone = _undo(lines)
+    assert "html" not in undone.rules and undone.lines == lines
