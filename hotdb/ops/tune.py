@@ -173,7 +173,7 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
     """The job: the model loaded, its name as stored, and its baseline run (profiled first
     when the model has none for this target and IR)."""
     from hotdb.capture.models import load_model
-    from hotdb.capture.profile import parse_target
+    from hotdb.capture.targets import parse_target
     from hotdb.workload.targets import canonical as canonical_target
 
     loaded = load_model(model)

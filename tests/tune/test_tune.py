@@ -165,7 +165,8 @@ def test_a_record_slower_than_the_untuned_kernel_is_not_applied(tuned):
     """A few trials can lose to a default schedule (dlight's did on CUDA): a function whose
     best record is slower a call than its kernel was before tuning keeps its untuned form."""
     from hotdb.capture.models import load_model
-    from hotdb.capture.profile import fuse, parse_target
+    from hotdb.capture.profile import fuse
+    from hotdb.capture.targets import parse_target
     from hotdb.capture.tune import driver
 
     rows = Hotdb(tuned["db"]).sql("SELECT DISTINCT task_name, structural_hash FROM tasks WHERE tuner = 'meta_schedule' "
@@ -193,7 +194,8 @@ def test_the_export_is_what_metaschedule_takes_as_the_docs_show(tuned, cli, tmp_
     run here as written): op_names MetaScheduleTuneIRMod tunes, weights tune_tasks takes,
     and a JSON database of the stored records that a build applies."""
     from hotdb.capture.models import load_model
-    from hotdb.capture.profile import fuse, parse_target
+    from hotdb.capture.profile import fuse
+    from hotdb.capture.targets import parse_target
 
     export_dir = tmp_path / "exported"
     # the baseline's hotspots, all tuned (other tests add runs to this database)

@@ -100,7 +100,8 @@ def _say_dead_workers() -> None:
 def run(job: dict, work: Path, received: float) -> str:
     from tvm.s_tir import meta_schedule as ms
 
-    from hotdb.capture.profile import fuse, parse_target
+    from hotdb.capture.profile import fuse
+    from hotdb.capture.targets import parse_target
     from hotdb.capture.tune.intrinsics import import_intrinsics
     from hotdb.capture.tune.scheduler import Policy, TaskState, scheduler
 
