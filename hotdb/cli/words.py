@@ -221,6 +221,13 @@ def tune(result: Result) -> View:
     if slower:
         notes.append(f"{len(slower)} selected tasks' best records were slower than their untuned kernels, so the "
                      f"build keeps those: {', '.join(slower)} (more trials may find faster ones)")
+    devices = f.get("devices")
+    if devices:
+        servers = sorted(set(devices["measured"]) | set(devices["failed"]) | set(devices["lost"]))
+        notes.append(f"measured on {len(devices['measured'])} devices of key {devices['key']} at {devices['tracker']}: "
+                     + ", ".join(f"{s} ({devices['measured'].get(s, 0)} trials"
+                                 + (f", {devices['failed'][s]} failed" if devices["failed"].get(s) else "")
+                                 + (", lost mid-tune" if s in devices["lost"] else "") + ")" for s in servers))
     if f["applied"] + len(slower) < f["tasks"]:
         notes.append(f"{f['tasks'] - f['applied'] - len(slower)} selected tasks got no valid schedule and run as before")
     for r in f.get("rounds", []):
