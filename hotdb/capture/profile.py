@@ -90,23 +90,13 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
     machine's (`cc`: hotdb/capture/targets.py). `apply(fused_module) -> module` changes what
     is compiled (hotdb tune applies its tuning database there); tasks always come from the
     fused module."""
-    import tvm
-    from tvm import relax
-
-    from hotdb.capture.tasks import task_rows
-
     started = time.monotonic()
     progress = progress or (lambda stage, done, total: None)
     place = Remote(target, rpc, cc) if rpc is not None else Here(target)
-    progress("compile", 0, 1)
-    fused = fuse(loaded.mod, target)
-    tasks = task_rows(fused, target)
-    compiled = apply(fused) if apply is not None else fused
-    with target:  # lowered here, not in tvm.compile: the kernels' signatures are read from it
-        lowered = relax.get_default_pipeline(target)(compiled)
-    executable = tvm.compile(lowered, target=target, relax_pipeline=None)
-    progress("compile", 1, 1)
-    with place:
+    with place:  # a remote device is lent first: a busy key or a wrong device costs no compile
+        progress("compile", 0, 1)
+        tasks, lowered, executable = compiled(loaded, target, apply)
+        progress("compile", 1, 1)
         measured = place.measure(loaded, executable, lowered, repeat=repeat, warmup=warmup,
                                  min_repeat_ms=min_repeat_ms, progress=progress)
     profile = _profile(measured, place, target)
@@ -117,6 +107,23 @@ def capture(loaded, target, *, repeat: int = 5, warmup: int = 1, min_repeat_ms: 
             "capture_s": time.monotonic() - started}
     instrumented = sum(c["instrumented_us"] for c in measured.sequence if c["kernel"])
     return Capture(loaded.name, profile, tasks, loaded.script, meta, instrumented)
+
+
+def compiled(loaded, target, apply=None):
+    """(tasks, lowered module, executable) of a model: tasks from the fused module, the
+    executable from it (after `apply`) through the default pipeline, lowered here rather
+    than in tvm.compile so that the kernels' signatures can be read from it."""
+    import tvm
+    from tvm import relax
+
+    from hotdb.capture.tasks import task_rows
+
+    fused = fuse(loaded.mod, target)
+    tasks = task_rows(fused, target)
+    module = apply(fused) if apply is not None else fused
+    with target:
+        lowered = relax.get_default_pipeline(target)(module)
+    return tasks, lowered, tvm.compile(lowered, target=target, relax_pipeline=None)
 
 
 @dataclass
@@ -248,13 +255,18 @@ class Remote:
         self.target, self.rpc = target, rpc
         self.kind, self.triple = device_kind(target), triple(target)
         self.fcompile, self.cc = cross_compiler(target, cc)  # before a device is held: a missing compiler is usage
-        self.device = None
-        self.dev_name = None
+        self.device = self.dev = self.dev_name = None
 
     def __enter__(self) -> "Remote":
         from hotdb.capture.remote import Device
 
         self.device = Device(self.rpc)
+        try:
+            self.dev = self.device.device(self.kind)
+            self.dev_name = self.device.name(self.dev)
+        except BaseException:
+            self.device.__exit__(None, None, None)
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -281,8 +293,7 @@ class Remote:
             # for the VM, not for time_evaluator
             executable.export_library(model_path, fcompile=self.fcompile)
             executable.mod.imports[0].export_library(kernels_path, fcompile=self.fcompile)
-            dev = self.device.device(self.kind)
-            self.dev_name = self.device.name(dev)
+            dev = self.dev
             timing["progress"]("upload", 0, 1)
             library = self.device.load(model_path, "model's library", self.triple)
             kernels = self.device.load(kernels_path, "kernels' library", self.triple)

@@ -11,6 +11,7 @@ on the device (it does), with TVM's reason, on one line: never a traceback.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 from hotdb.capture.tracker import Tracker
@@ -57,8 +58,12 @@ class Device:
 
     def device(self, kind: str):
         """The remote device of a kind (cpu, cuda, ...); a DeviceError where it has none."""
-        dev = self.session.device(kind, 0)
-        if not dev.exist:
+        try:
+            dev = self.session.device(kind, 0)
+            exists = dev.exist
+        except Exception:  # noqa: BLE001 - a runtime built without that device type refuses to name it
+            exists = False
+        if not exists:
             raise DeviceError(f"the device {self.server} (key {self.rpc.key!r}) has no {kind} device: "
                               "is --target the device's?")
         return dev
@@ -89,12 +94,15 @@ class Device:
         if isinstance(exc, DeviceError):
             return exc
         where = f"the device {self.server} (key {self.rpc.key!r})"
+        if self._held() and (time.sleep(1.0) or self._held()):  # the tracker may hear of a loss a moment late
+            hint = ": is --target the device's?" if "load" in doing else ""
+            return DeviceError(f"{where} {doing}: {one_line(exc)}{hint}; nothing was stored")
+        return DeviceError(f"{where} was lost mid-capture ({one_line(exc)}); nothing was stored")
+
+    def _held(self) -> bool:
+        """Whether the tracker still holds this device's server."""
         try:
             with Tracker(self.rpc.tracker) as tracker:
-                held = self.server in tracker.servers(self.rpc.key)
+                return self.server in tracker.servers(self.rpc.key)
         except DeviceError:
-            held = False
-        if not held:
-            return DeviceError(f"{where} was lost mid-capture ({one_line(exc)}); nothing was stored")
-        hint = ": is --target the device's?" if "load" in doing else ""
-        return DeviceError(f"{where} {doing}: {one_line(exc)}{hint}; nothing was stored")
+            return False
