@@ -1,8 +1,9 @@
 -- Task times over many models at once (`hotdb top --all-models`): one row per workload
--- over the latest run of every model (on one device, where one is named), its time summed across models, each model's times
--- scaled by its weight, ranked, with share and cumulative share of the models' weighted
--- tunable kernel time (node_matches.time_class 'tunable'; tunable kernels no task acts on
--- count in the total only). A workload several models share is one tuning task.
+-- over the latest run of every model (on one device, where one is named), its time summed
+-- across models, each model's times scaled by its weight, ranked, with share and
+-- cumulative share of the models' weighted tunable kernel time (node_matches.time_class
+-- 'tunable'; tunable kernels no task acts on count in the total only). A workload several
+-- models share is one tuning task.
 --
 -- @param weight_models  model names whose times are scaled (a list; others weigh 1)
 -- @param weight_values  their weights, in the same order (a list of numbers)

@@ -135,6 +135,8 @@ class _Round:
     warm_records: int = 0
     longest_batch_s: float | None = None
     devices: dict | None = None  # over RPC: what each device measured (capture/tune/runner.py: DeviceWatch)
+    batches_s: float = 0.0  # the batches' seconds, dispatch to join (the round less the tuner's start, the re-profile)
+    parts_s: dict = field(default_factory=dict)  # MetaSchedule's profile of the round: part -> seconds
 
 
 @dataclass
@@ -359,7 +361,7 @@ def _run_round(job: _Job, tune_plan):
     job.profile_s = time.monotonic() - profile_started
     job.rounds.append(_Round(len(job.rounds) + 1, run_id, label, tune_plan.task_names, outcome.trials, outcome.valid,
                              e2e, time.monotonic() - round_started, outcome.warm_records, outcome.longest_batch_s,
-                             outcome.devices))
+                             outcome.devices, outcome.batches_s, outcome.seconds))
     if job.inform:
         job.inform(f"round {len(job.rounds)}: {len(tune_plan.task_names)} tasks, {outcome.valid} of {outcome.trials} "
                    f"trials measured, end to end {e2e / 1000:,.2f} ms (run {label})" if e2e
@@ -460,7 +462,8 @@ def _summary(job: _Job, stopped: str | None, seconds: float) -> Result:
                      rounds=[{"round": r.number, "run": r.label, "tasks": r.tasks, "trials": r.trials,
                               "valid_trials": r.valid, "end_to_end_us": r.end_to_end_us, "seconds": round(r.seconds, 1),
                               "warm_records": r.warm_records, "longest_batch_s": r.longest_batch_s,
-                              "devices": r.devices}
+                              "devices": r.devices, "batches_s": round(r.batches_s, 2),
+                              "parts_s": {k: round(v, 3) for k, v in r.parts_s.items()}}
                              for r in rounds])
 
 

@@ -8,6 +8,7 @@ cross-compile (slow: each compiles and times the MLP)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 
@@ -34,13 +35,15 @@ def calls(cli, run: str) -> list[tuple]:
         WHERE r.label = '{run}' AND n.func_name <> 'vm.overhead' ORDER BY n.node_index""", "-f", "json").json()]
 
 
-def test_a_capture_over_rpc_is_a_local_capture_measured_there(cli, fleet):
-    """The same calls, kernels, workloads and tasks as a local capture of the MLP; its sum
+# ResNet-18 is the long run (HOTDB_RPC_MODELS=mlp,resnet18: ~2 min a capture here)
+@pytest.mark.parametrize("model", os.environ.get("HOTDB_RPC_MODELS", "mlp").split(","))
+def test_a_capture_over_rpc_is_a_local_capture_measured_there(cli, fleet, model):
+    """The same calls, kernels, workloads and tasks as a local capture of the model; its sum
     of kernel medians within the local capture's fidelity band of its end to end; the run
     says where it ran. Runs of two devices are two builds: the gate refuses to judge
     across them, and runs, history and top --all-models keep one device's."""
-    assert cli("profile", "mlp", "--repeat", "3", "--run", "here").code == 0
-    there = cli("profile", "mlp", "--repeat", "3", "--run", "there", *rpc(fleet))
+    assert cli("profile", model, "--repeat", "3", "--run", "here").code == 0
+    there = cli("profile", model, "--repeat", "3", "--run", "there", *rpc(fleet))
     assert there.code == 0, there.err
     assert "Traceback" not in there.err and "already ingested" in there.err  # the same IR and tasks, stored once
     assert calls(cli, "there") == calls(cli, "here") and any(c[1] for c in calls(cli, "here"))

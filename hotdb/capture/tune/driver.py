@@ -78,6 +78,7 @@ class TuneOutcome:
     cause: str | None = None  # why the tuner process failed, when it did
     warm_records: int = 0  # records seeded from other tunes
     longest_batch_s: float | None = None  # the longest batch, dispatch to join
+    batches_s: float = 0.0  # every batch's seconds, dispatch to join, summed: the tune less the tuner's start
     devices: dict | None = None  # over RPC: trials measured and failed per server, the servers lost (runner.py)
     seconds: dict = field(default_factory=dict)  # MetaSchedule's profile of the job: part -> seconds
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
@@ -243,7 +244,7 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
     return TuneOutcome(finished, trials, valid, run.failures.failures, run.failures.first,
                        deadline_reached=run.killed_at_deadline or run.stopped == "deadline",
                        stopped=run.stopped, cause=run.cause, warm_records=run.warm_records,
-                       longest_batch_s=run.longest_batch_s, devices=run.devices.close() if run.devices else None,
+                       longest_batch_s=run.longest_batch_s, batches_s=run.batches_s, devices=run.devices.close() if run.devices else None,
                        seconds=run.seconds)
 
 
@@ -289,6 +290,7 @@ class _TunerRun:
         self.stopped = self.cause = None
         self.warm_records = 0
         self.longest_batch_s = None
+        self.batches_s = 0.0
         self.started = False
         self.devices = None  # over RPC: capture/tune/runner.py's DeviceWatch
         self.seconds: dict = {}
@@ -340,6 +342,7 @@ class _TunerRun:
         elif kind == "joined":
             if event.get("batch_s") is not None:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
+                self.batches_s += event["batch_s"]
             self._say_joined(event)
         elif kind == "worker_died" and self.failures.notify:
             self.failures.notify(f"a MetaSchedule worker process died ({_worker_death(event.get('returncode'))}); "
