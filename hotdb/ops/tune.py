@@ -356,7 +356,8 @@ def _run_round(job: _Job, tune_plan):
     except DeviceError as exc:
         if not outcome.cause:
             raise
-        raise TuneFailed(f"{outcome.cause}; the round could not be re-profiled ({exc}). The {outcome.valid} trials "
+        why = "" if str(exc) in outcome.cause else f" ({exc})"
+        raise TuneFailed(f"{outcome.cause}; the round could not be re-profiled{why}. The {outcome.valid} trials "
                          "measured are stored", trials=outcome.trials, failures=job.failures) from None
     job.profile_s = time.monotonic() - profile_started
     job.rounds.append(_Round(len(job.rounds) + 1, run_id, label, tune_plan.task_names, outcome.trials, outcome.valid,

@@ -56,8 +56,12 @@ def test_a_capture_over_rpc_is_a_local_capture_measured_there(cli, fleet, model)
     kernels = cli("sql", "SELECT sum(time_us) AS t, count(*) AS n FROM nodes JOIN runs USING (run_id) "
                          "WHERE label = 'there' AND is_kernel", "-f", "json").json()[0]
     end_to_end = statistics.median(run["end_to_end_us"])
-    # the local capture's band (tests/cli/test_profile.py: check_capture)
-    assert abs(kernels["t"] - end_to_end) <= max(0.15 * end_to_end, 30.0 * kernels["n"]), (kernels, end_to_end)
+    # the local capture's band (tests/cli/test_profile.py: check_capture), where it holds:
+    # on a quiet machine. The device is this machine, whose load a capture over RPC cannot
+    # measure; the local capture beside it did (hotdb's own rule, queries/_quiet_run.sql)
+    quiet = cli("sql", "SELECT _quiet_run(others_cpu_pct) AS q FROM runs WHERE label = 'here'", "-f", "json").json()
+    if quiet[0]["q"]:
+        assert abs(kernels["t"] - end_to_end) <= max(0.15 * end_to_end, 30.0 * kernels["n"]), (kernels, end_to_end)
     samples = cli("sql", "SELECT count(*) AS n FROM node_samples JOIN runs USING (run_id) WHERE label = 'there'",
                   "-f", "json").json()[0]["n"]
     assert samples == 3 * kernels["n"]
