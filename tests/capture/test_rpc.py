@@ -68,6 +68,9 @@ def test_a_capture_over_rpc_is_a_local_capture_measured_there(cli, fleet, model)
     # two devices: two builds
     gate = cli("compare", "here", "there", "--fail-on-regression", "5")
     assert gate.code == 1 and f"different devices (local vs {fleet.key})" in gate.err
+    assert "error: --fail-on-regression compares builds of the same IR, target and device" in gate.err
+    allowed = cli("compare", "here", "there", "--fail-on-regression", "5", "--allow-different-builds")
+    assert "compares builds of the same" not in allowed.err  # judged (one capture a side: nothing told, exit 1)
     assert [r["run"] for r in cli("runs", "--device", fleet.key, "-f", "json").json()] == ["there"]
     assert [r["run"] for r in cli("runs", "--device", "local", "-f", "json").json()] == ["here"]
     hottest = cli("top", "--run", "there", "-f", "json").json()[0]["task_name"]

@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -127,39 +128,62 @@ def test_docs_devices_md_runs_as_written(tmp_path):
         pytest.skip(f"the rest ran; the cross-compile step needs {', '.join(page.skipped)} (.ci/run installs it)")
 
 
-JOINED = re.compile(r"^\d+/\d+ trials  \S+: \d+ of \d+ measured", re.M)
+JOINED = re.compile(r"^(\d+)/\d+ trials  \S+: \d+ of \d+ measured", re.M)
+
+
+def _interruptible() -> None:
+    """Ctrl-C reaches the child as a terminal's foreground job (tests/tune/test_tune.py says why)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _batches(path: Path) -> list[int]:
+    """The trials done as each batch landed, as the tune said them."""
+    return [int(n) for n in JOINED.findall(path.read_text(errors="replace"))]
+
+
+def _wait(proc: subprocess.Popen, path: Path, batches: int) -> None:
+    started = time.monotonic()
+    while len(_batches(path)) < batches:
+        assert proc.poll() is None and time.monotonic() - started < 900, path.read_text()
+        time.sleep(0.5)
 
 
 def test_a_device_killed_mid_tune_is_named_and_the_tune_goes_on(fleet, tmp_path):
-    """One of the two devices killed once a first batch has landed: it is named once, its
-    trial in flight (if any) fails, the other measures the rest and the re-profile; the
-    tune ends 0, no traceback."""
+    """One of the two devices killed once a first batch has landed: it is named once, the
+    other measures the next batch; then Ctrl-C: the tune applies and re-profiles what it
+    has on the device left, ends 0 with no traceback, and leaves no process of its own and
+    the device left free."""
+    import psutil
+
+    from hotdb import Hotdb
+
     db, err_path = tmp_path / "hotdb.duckdb", tmp_path / "stderr.txt"
     with err_path.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "60",
-                                 "--trials", "12", "--rounds", "1", "--work-dir", str(tmp_path / "tune"),
+                                 "--trials", "60", "--rounds", "1", "--work-dir", str(tmp_path / "tune"),
                                  "--rpc", fleet.tracker, "--key", fleet.key, *BUSY], stdout=subprocess.PIPE,
-                                stderr=err, text=True, start_new_session=True,
+                                stderr=err, text=True, start_new_session=True, preexec_fn=_interruptible,
                                 env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path / "cache")})
     try:
-        started = time.monotonic()
-        while not JOINED.search(err_path.read_text(errors="replace")):
-            assert proc.poll() is None and time.monotonic() - started < 900, err_path.read_text()
-            time.sleep(0.5)
+        _wait(proc, err_path, 1)
         victim, survivor = fleet.servers(fleet.key)
         fleet.kill(victim)
+        _wait(proc, err_path, 2)  # a batch measured without it
+        tuner = [p for p in psutil.Process(proc.pid).children(recursive=True)]
+        os.killpg(proc.pid, signal.SIGINT)
         out, _ = proc.communicate(timeout=900)
     finally:
         if proc.poll() is None:
-            os.killpg(proc.pid, 9)
+            os.killpg(proc.pid, signal.SIGKILL)
     said = err_path.read_text() + out  # progress on stderr, the summary's notes under its table
     assert proc.returncode == 0, said
-    assert "Traceback" not in said
+    assert "Traceback" not in said and "stopped: interrupted" in said
     assert said.count(f"device {victim} (key {fleet.key}) left the RPC tracker") == 1, said
     summary = re.search(r"measured on \d devices of key \S+ at \S+: (.*)", said).group(1)
     assert f"{victim} (" in summary and "lost mid-tune" in summary
     assert re.search(rf"{re.escape(survivor)} \((\d+) trials", summary)
-    from hotdb import Hotdb
-
     last = Hotdb(db).sql("SELECT rpc_server, device_key FROM runs ORDER BY run_id DESC LIMIT 1").rows[0]
     assert last == (survivor, fleet.key)  # the round's re-profile ran on the device left
+    time.sleep(1.0)
+    assert not [p for p in tuner if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    fleet.wait_free(fleet.key, 1)  # the sessions the tune held ended with it

@@ -5,9 +5,12 @@ The tune runs in a process of its own (capture/tune/process.py) under hotdb's ta
 joins each batch as soon as it is measured, so records reach the work folder's JSON
 database batch by batch. This process reads the tuner's events and says them, and stops
 it with a signal at the deadline, at Ctrl-C, or when no batch comes back within what the
-trial limits allow (a watchdog): a stop loses at most the batch in flight. The database
-is applied to the fused module with MetaScheduleApplyDatabase inside the target and
-database context: re-running the pipeline on a fused module would silently apply nothing.
+trial limits allow (a watchdog): a stop loses at most the batch in flight. Over an RPC
+tracker it also watches the devices (capture/tune/runner.py: DeviceWatch): one that
+leaves is named once, and the tracker's or the last device's loss stops the tuner. The
+database is applied to the fused module with MetaScheduleApplyDatabase inside the target
+and database context: re-running the pipeline on a fused module would silently apply
+nothing.
 """
 
 from __future__ import annotations
@@ -244,8 +247,8 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
     return TuneOutcome(finished, trials, valid, run.failures.failures, run.failures.first,
                        deadline_reached=run.killed_at_deadline or run.stopped == "deadline",
                        stopped=run.stopped, cause=run.cause, warm_records=run.warm_records,
-                       longest_batch_s=run.longest_batch_s, batches_s=run.batches_s, devices=run.devices.close() if run.devices else None,
-                       seconds=run.seconds)
+                       longest_batch_s=run.longest_batch_s, batches_s=run.batches_s,
+                       devices=run.devices.close() if run.devices else None, seconds=run.seconds)
 
 
 def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
