@@ -19,7 +19,8 @@ import statistics
 import time
 
 from hotdb.capture.models import load_model
-from hotdb.capture.profile import capture, parse_target
+from hotdb.capture.profile import capture
+from hotdb.capture.targets import parse_target
 from hotdb.capture.zoo import ZOO
 
 

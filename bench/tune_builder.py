@@ -22,7 +22,8 @@ import psutil
 from tvm.s_tir import meta_schedule as ms
 
 from hotdb.capture.models import load_model
-from hotdb.capture.profile import fuse, parse_target
+from hotdb.capture.profile import fuse
+from hotdb.capture.targets import parse_target
 from hotdb.capture.tune.builder import kept_builder
 from hotdb.capture.tune.process import BUILD_WORKERS, RANDOM_MODEL_SEARCH
 

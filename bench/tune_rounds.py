@@ -38,7 +38,8 @@ from pathlib import Path
 
 from hotdb.api import Hotdb
 from hotdb.capture.models import load_model
-from hotdb.capture.profile import capture, fuse, parse_target
+from hotdb.capture.profile import capture, fuse
+from hotdb.capture.targets import parse_target
 from hotdb.capture.tune import driver
 
 FILES = ("database_tuning_record.json", "database_workload.json")  # records first: each names a workload

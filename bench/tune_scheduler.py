@@ -24,7 +24,8 @@ from pathlib import Path
 
 from hotdb.api import Hotdb
 from hotdb.capture.models import load_model
-from hotdb.capture.profile import fuse, parse_target
+from hotdb.capture.profile import fuse
+from hotdb.capture.targets import parse_target
 from hotdb.capture.tune import driver
 from hotdb.capture.tune.scheduler import Policy, TaskState, scheduler
 from hotdb.ops.tune import select

@@ -18,7 +18,8 @@ import time
 from tvm.s_tir import meta_schedule as ms
 
 from hotdb.capture.models import load_model
-from hotdb.capture.profile import fuse, parse_target
+from hotdb.capture.profile import fuse
+from hotdb.capture.targets import parse_target
 from hotdb.capture.tune.process import RANDOM_MODEL_SEARCH
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from hotdb.api import Hotdb
 from hotdb.capture.models import load_model
-from hotdb.capture.profile import capture, fuse, parse_target
+from hotdb.capture.profile import capture, fuse
+from hotdb.capture.targets import parse_target
 from hotdb.capture.tune import driver
 
 

@@ -24,7 +24,8 @@ import numpy as np
 from tvm.s_tir import meta_schedule as ms
 
 from hotdb.capture.models import load_model
-from hotdb.capture.profile import fuse, parse_target
+from hotdb.capture.profile import fuse
+from hotdb.capture.targets import parse_target
 from hotdb.capture.tune.builder import kept_builder
 from hotdb.capture.tune.intrinsics import import_intrinsics
 from hotdb.capture.tune.process import RANDOM_MODEL_SEARCH

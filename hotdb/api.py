@@ -39,40 +39,48 @@ class Hotdb:
 
     def profile(self, model: str, *, target: str | None = None, repeat: int = 5, warmup: int = 1,
                 name: str | None = None, run: str | None = None, tags: dict[str, str] | None = None,
-                entry: str | None = None, progress=None, replicates: int = 1):
+                entry: str | None = None, progress=None, replicates: int = 1, rpc: str | None = None,
+                key: str | None = None, rpc_timeout_s: float | None = None, cc: str | None = None):
         """Capture a live profile with apache-tvm and store it as a run, or as a group of
-        `replicates` runs (hotdb/ops/capture.py)."""
+        `replicates` runs; with `rpc` (a tracker's HOST:PORT) and `key`, on a device the
+        tracker lends, cross-compiled with `cc` where needed (hotdb/ops/capture.py)."""
         from hotdb.ops import capture
 
         return capture.profile(self.database, model, target=target, repeat=repeat, warmup=warmup, name=name, run=run,
-                               tags=tags, entry=entry, progress=progress, replicates=replicates)
+                               tags=tags, entry=entry, progress=progress, replicates=replicates, rpc=rpc, key=key,
+                               rpc_timeout_s=rpc_timeout_s, cc=cc)
 
     def tune(self, model: str, *, coverage: float = 90.0, trials: int = 64, per_task_max: int | None = None,
              work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,
              build_timeout_s: float | None = None, run_timeout_s: float | None = None, share_of: str = "tunable",
              budget_s: float | None = None, min_gain_pct: float | None = None, max_rounds: int | None = None,
-             progress=None, notify=None, inform=None) -> Result:
+             progress=None, notify=None, inform=None, rpc: str | None = None, key: str | None = None,
+             rpc_timeout_s: float | None = None, cc: str | None = None) -> Result:
         """Tune the hotspot tasks with MetaSchedule in rounds that re-profile, within a trial
-        and wall-clock budget; compare; TuneFailed when no trial measured a time (hotdb/ops/tune.py)."""
+        and wall-clock budget; compare; TuneFailed when no trial measured a time. With `rpc`
+        and `key`, candidates and re-profiles are measured on the tracker's devices of the
+        key, in parallel (hotdb/ops/tune.py)."""
         from hotdb.ops import tune
 
         return tune.tune(self.database, model, coverage=coverage, trials=trials, per_task_max=per_task_max,
                          work_dir=work_dir, target=target, repeat=repeat, build_timeout_s=build_timeout_s,
                          run_timeout_s=run_timeout_s, share_of=share_of, budget_s=budget_s, min_gain_pct=min_gain_pct,
-                         max_rounds=max_rounds, progress=progress, notify=notify, inform=inform)
+                         max_rounds=max_rounds, progress=progress, notify=notify, inform=inform, rpc=rpc, key=key,
+                         rpc_timeout_s=rpc_timeout_s, cc=cc)
 
     # -- reading ----------------------------------------------------------------------------
     def top(self, *, by: str = "task", coverage: float | None = None, run: str | None = None, model: str | None = None,
             all_models: bool = False, weights: dict[str, float] | None = None, share_of: str = "tunable",
-            projected: bool = False, totals: bool = True) -> Result:
+            projected: bool = False, totals: bool = True, device: str | None = None) -> Result:
         """Tasks (nodes, op families) ranked by time; with `coverage`, the fewest that reach it;
         `weights` (with `all_models`) scale each model's times, each a number above 0. The run's
         totals (matched and tunable shares) are among the facts unless `totals` is False, which
-        spares their query (hotdb/ops/rank.py)."""
+        spares their query; `device` (with `all_models`) keeps the runs measured on it
+        (hotdb/ops/rank.py)."""
         from hotdb.ops import rank
 
         return rank.top(self.database, by=by, coverage=coverage, run=run, model=model, all_models=all_models,
-                        weights=weights, share_of=share_of, projected=projected, totals=totals)
+                        weights=weights, share_of=share_of, projected=projected, totals=totals, device=device)
 
     def export(self, *, to: str, coverage: float | None = 90.0, run: str | None = None, model: str | None = None,
                log: str | Path | None = None, all_models: bool = False, weights: dict[str, float] | None = None,
@@ -98,11 +106,13 @@ class Hotdb:
                                fail_above_pct=fail_above_pct, allow_different_builds=allow_different_builds,
                                all_items=all_items)
 
-    def history(self, *, model: str | None = None, task: str | None = None, workload: str | None = None) -> Result:
-        """One task's or workload's time across runs (hotdb/ops/compare.py)."""
+    def history(self, *, model: str | None = None, task: str | None = None, workload: str | None = None,
+                device: str | None = None) -> Result:
+        """One task's or workload's time across runs, on one device where `device` names
+        one (hotdb/ops/compare.py)."""
         from hotdb.ops import compare
 
-        return compare.history(self.database, model=model, task=task, workload=workload)
+        return compare.history(self.database, model=model, task=task, workload=workload, device=device)
 
     def matches(self, *, run: str | None = None, model: str | None = None) -> Result:
         """Every node of a run: its task or candidates, the rule, how sure (hotdb/ops/runs.py)."""
@@ -116,11 +126,12 @@ class Hotdb:
 
         return runs.tasks(self.database, model=model)
 
-    def runs(self) -> Result:
-        """Runs with their time and matched share (hotdb/ops/runs.py)."""
+    def runs(self, *, device: str | None = None) -> Result:
+        """Runs with their time and matched share, on one device where `device` names one
+        (a tracker key, or 'local': hotdb/ops/runs.py)."""
         from hotdb.ops import runs
 
-        return runs.runs(self.database)
+        return runs.runs(self.database, device=device)
 
     def models(self) -> Result:
         """Models with their runs, sources and tasks (hotdb/ops/runs.py)."""
@@ -160,6 +171,14 @@ class Hotdb:
         from hotdb.ops import runs
 
         return runs.zoo()
+
+    @staticmethod
+    def devices(tracker: str) -> Result:
+        """The devices an RPC tracker (HOST:PORT) holds, a row per key: total, free,
+        pending, servers (hotdb/ops/devices.py). Reads no database."""
+        from hotdb.ops import devices
+
+        return devices.devices(tracker)
 
     # -- lakes ------------------------------------------------------------------------------
     def lake_import(self, lake: str | Path) -> dict:

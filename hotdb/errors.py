@@ -56,6 +56,11 @@ class CaptureError(HotdbError):
     """TVM failed to import, compile or run a model during live capture."""
 
 
+class DeviceError(HotdbError):
+    """A remote device, or the RPC tracker that lends it, could not be reached, had no
+    device free in time, or was lost mid-capture: which one, and where."""
+
+
 class TuneFailed(HotdbError):
     """A tune in which no trial measured a time. `limit` names the tune's setting that
     caused it, where one did ("build_timeout_s" or "run_timeout_s"), for the CLI's words

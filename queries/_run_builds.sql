@@ -1,6 +1,6 @@
 -- The build each run is a capture of, for the noise between runs (item_noise.sql): runs
 -- of one model, IR (a live capture's hash of its IR text, else the ingested IR source's
--- content) and target, untuned, replicates included (their spread is the build's noise
+-- content), target and device (run_device.sql), untuned, replicates included (their spread is the build's noise
 -- too); a tuned run is alone (each tuning round is another build). NULL: a run whose IR is
 -- unknown has no history.
 --
@@ -11,11 +11,11 @@
 CREATE OR REPLACE VIEW _run_builds AS
 SELECT run_id, model_id, ir,
        CASE WHEN ir IS NOT NULL THEN
-           concat_ws(' ', model_id, ir, target_text(target),
+           concat_ws(' ', model_id, ir, target_text(target), 'on', run_device(device_key),
                      CASE WHEN baseline_run_id IS NOT NULL THEN 'tuned run ' || run_id END)
        END AS build
 FROM (
-    SELECT r.run_id, r.model_id, r.target, r.baseline_run_id,
+    SELECT r.run_id, r.model_id, r.target, r.device_key, r.baseline_run_id,
            coalesce(r.ir_sha256, s.content_sha256) AS ir
     FROM runs AS r
     LEFT JOIN _run_ir AS i USING (run_id)

@@ -1,11 +1,13 @@
 -- Task times over many models at once (`hotdb top --all-models`): one row per workload
--- over the latest run of every model, its time summed across models, each model's times
--- scaled by its weight, ranked, with share and cumulative share of the models' weighted
--- tunable kernel time (node_matches.time_class 'tunable'; tunable kernels no task acts on
--- count in the total only). A workload several models share is one tuning task.
+-- over the latest run of every model (on one device, where one is named), its time summed
+-- across models, each model's times scaled by its weight, ranked, with share and
+-- cumulative share of the models' weighted tunable kernel time (node_matches.time_class
+-- 'tunable'; tunable kernels no task acts on count in the total only). A workload several
+-- models share is one tuning task.
 --
 -- @param weight_models  model names whose times are scaled (a list; others weigh 1)
 -- @param weight_values  their weights, in the same order (a list of numbers)
+-- @param device         only runs measured on this device (run_device.sql); NULL: any
 -- @column rank           1 for the workload holding the most weighted time
 -- @column task_name      a task of some model chosen for the workload (NULL: no model has a task for it)
 -- @column task_args      that task's arguments, as JSON text
@@ -16,9 +18,11 @@
 -- @column cumulative_pct share of this and every higher-ranked workload
 -- @column models         the models whose latest run computes the workload
 -- @column tuner          the chosen task's tuner
-CREATE OR REPLACE MACRO fleet_task_times(weight_models, weight_values) AS TABLE
+CREATE OR REPLACE MACRO fleet_task_times(weight_models, weight_values, device) AS TABLE
 WITH latest AS (
-    SELECT r.model_id, arg_max(r.run_id, r.created_at) AS run_id FROM runs AS r GROUP BY r.model_id
+    SELECT r.model_id, arg_max(r.run_id, r.created_at) AS run_id FROM runs AS r
+    WHERE device IS NULL OR run_device(r.device_key) = device
+    GROUP BY r.model_id
 ),
 weighted AS (
     SELECT l.run_id, m.name AS model,

@@ -92,3 +92,21 @@ def cli(capsys, db):
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    """TVM's RPC tracker and two device servers of key `fleet.key` on 127.0.0.1, for the
+    tests of a module (helpers.Fleet: stopped after them, or by its reaper if the tests
+    are killed)."""
+    from helpers import Fleet
+
+    started = Fleet(tmp_path_factory.mktemp("fleet"))
+    started.key = "hotdb-test"
+    try:
+        started.start_tracker()
+        started.add_server(started.key)
+        started.add_server(started.key)
+        yield started
+    finally:
+        started.stop()

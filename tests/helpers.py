@@ -12,8 +12,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -190,3 +194,131 @@ def write_run(path, slow_factor: float, seed: int):
     slow.time_us *= slow_factor
     path.write_text(gen.debug_table(calls, funcs, nodes, random.Random(seed), measurements=True, repeats=5))
     return path
+
+
+# --- TVM's RPC tracker and device servers on 127.0.0.1 ---------------------------------------
+FLEET_LIFETIME_S = 3600  # no fleet outlives its tests by more: its reaper ends it
+FLEET_START_S = 180  # a server imports TVM before it registers: seconds on a busy machine
+
+# Run beside a fleet: when the test process is gone (killed: no teardown runs), or after
+# the lifetime, or never if the listing is removed first (stop() did the work), it kills
+# every process group the listing names.
+_REAPER = r"""
+import os, signal, sys, time
+parent, deadline, listing = int(sys.argv[1]), time.monotonic() + float(sys.argv[2]), sys.argv[3]
+while os.getppid() == parent and time.monotonic() < deadline and os.path.exists(listing):
+    time.sleep(0.5)
+try:
+    groups = [int(line) for line in open(listing) if line.strip()]
+except OSError:
+    groups = []
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class Fleet:
+    """TVM's RPC tracker and device servers on 127.0.0.1, on free ports, each process in a
+    group of its own. `stop()` kills them; a reaper process does where the test process
+    dies first (a test killed), or after `lifetime_s`. Logs go to `folder`."""
+
+    def __init__(self, folder: Path, lifetime_s: float = FLEET_LIFETIME_S):
+        self.folder, self.tracker = Path(folder), None
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.processes: dict[str, subprocess.Popen] = {}  # "tracker" or a server's address -> process
+        self.listing = self.folder / "process-groups"
+        self.listing.write_text("")
+        self.reaper = subprocess.Popen([sys.executable, "-c", _REAPER, str(os.getpid()), str(lifetime_s),
+                                        str(self.listing)], start_new_session=True)
+
+    def _spawn(self, name: str, command: list[str]) -> subprocess.Popen:
+        log = (self.folder / f"{name.replace(':', '_')}.log").open("ab")
+        proc = subprocess.Popen(command, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        with self.listing.open("a") as listing:
+            listing.write(f"{proc.pid}\n")
+        return proc
+
+    def start_tracker(self, command: list[str] | None = None) -> str:
+        """The tracker (`command`, its ports left to this: a free one is added), HOST:PORT."""
+        port = free_port()
+        args = command or [sys.executable, "-m", "tvm.exec.rpc_tracker", "--host", "127.0.0.1"]
+        proc = self._spawn("tracker", [*args, "--port", str(port), "--port-end", str(port + 10)])
+        log, started = self.folder / "tracker.log", time.monotonic()
+        while time.monotonic() - started < FLEET_START_S:
+            found = re.search(r"bind to 127\.0\.0\.1:(\d+)", log.read_text(errors="replace"))
+            if found:
+                self.tracker = f"127.0.0.1:{found.group(1)}"
+                self.processes["tracker"] = proc
+                return self.tracker
+            assert proc.poll() is None, log.read_text(errors="replace")
+            time.sleep(0.2)
+        raise AssertionError(f"the tracker did not start in {FLEET_START_S} s: {log.read_text(errors='replace')}")
+
+    def add_server(self, key: str, command: list[str] | None = None) -> str:
+        """A device server registered with the tracker under `key`; its address."""
+        from hotdb.capture.tracker import Tracker
+
+        before = set(self.servers(key))
+        port = free_port()
+        args = command or [sys.executable, "-m", "tvm.exec.rpc_server", "--tracker", self.tracker, "--key", key,
+                           "--host", "127.0.0.1"]
+        proc = self._spawn(f"server-{port}", [*args, "--port", str(port), "--port-end", str(port + 10)])
+        started = time.monotonic()
+        while time.monotonic() - started < FLEET_START_S:
+            with Tracker(self.tracker) as tracker:
+                new = set(tracker.servers(key)) - before
+            if new:
+                address = new.pop()
+                self.processes[address] = proc
+                return address
+            assert proc.poll() is None, (self.folder / f"server-{port}.log").read_text(errors="replace")
+            time.sleep(0.3)
+        raise AssertionError(f"a server of key {key} did not register in {FLEET_START_S} s")
+
+    def servers(self, key: str) -> list[str]:
+        from hotdb.capture.tracker import Tracker
+
+        with Tracker(self.tracker) as tracker:
+            return tracker.servers(key)
+
+    def wait_free(self, key: str, count: int) -> None:
+        """Until `count` devices of `key` are free (a session's server takes a few seconds
+        to register again once the session ends)."""
+        from hotdb.capture.tracker import Tracker
+
+        started = time.monotonic()
+        while time.monotonic() - started < FLEET_START_S:
+            with Tracker(self.tracker) as tracker:
+                if next((d["free"] for d in tracker.devices() if d["key"] == key), 0) >= count:
+                    return
+            time.sleep(0.3)
+        raise AssertionError(f"{count} devices of key {key} were not free within {FLEET_START_S} s")
+
+    def kill(self, name: str) -> None:
+        """Kill the tracker ("tracker") or a server (its address), all of its process group."""
+        proc = self.processes.pop(name)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=60)
+
+    def stop(self) -> None:
+        for name in list(self.processes):
+            self.kill(name)
+        self.listing.unlink(missing_ok=True)
+        self.reaper.wait(timeout=60)
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on now, with ten after it for TVM's range."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port + 10 < 65536:
+            return port

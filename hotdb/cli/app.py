@@ -46,6 +46,18 @@ ShareOfOption = Annotated[ShareOf, typer.Option(
 FormatOption = Annotated[OutputFormat, typer.Option(
     "--format", "-f", help="table for people; json, jsonl (one object a line) or csv: standard output holds only the data.")]
 RunOption = Annotated[Optional[str], typer.Option("--run", help="Run label (default: the latest run).")]
+DeviceOption = Annotated[Optional[str], typer.Option(
+    "--device", metavar="KEY", help="Only runs measured on devices of this RPC tracker key (local: not through a tracker).")]
+RpcOption = Annotated[Optional[str], typer.Option(
+    "--rpc", envvar="HOTDB_RPC", metavar="HOST:PORT", help="Measure on a device of TVM's RPC tracker at HOST:PORT (with --key).")]
+KeyOption = Annotated[Optional[str], typer.Option(
+    "--key", envvar="HOTDB_RPC_KEY", help="The tracker key of the device kind to measure on (see `hotdb devices`).")]
+RpcTimeoutOption = Annotated[Optional[float], typer.Option(
+    "--rpc-timeout", metavar="SECONDS", callback=options.POSITIVE,
+    help="How long to wait for a free device of the key (default 60).")]
+CcOption = Annotated[Optional[str], typer.Option(
+    "--cc", envvar="HOTDB_CC", metavar="COMPILER",
+    help="Cross compiler for a target that is not this machine's (default: <triple>-gcc where on the PATH).")]
 ModelOption = Annotated[Optional[str], typer.Option("--model", help="Model name (its latest run).")]
 
 
@@ -144,6 +156,8 @@ def top(
     share_of: ShareOfOption = ShareOf.tunable,
     projected: Annotated[bool, typer.Option("--projected", help="Rank tasks by the time they will hold once the "
                                             "tuning records already stored are applied.")] = False,
+    device: Annotated[Optional[str], typer.Option("--device", metavar="KEY", help="With --all-models: only runs measured on "
+                                                  "devices of this RPC tracker key (local: not through a tracker).")] = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank by time with share and cumulative share (tasks: of the tunable kernel time)."""
@@ -151,7 +165,8 @@ def top(
 
     table = fmt is OutputFormat.table  # the run's totals only make the notes under a table
     result = _api().top(by=by.value, coverage=coverage, run=run, model=model, all_models=all_models,
-                        weights=_weights(weight), share_of=share_of.value, projected=projected, totals=table)
+                        weights=_weights(weight), share_of=share_of.value, projected=projected, totals=table,
+                        device=device)
     _render(result, fmt, words.top(result) if table else None)
 
 
@@ -190,7 +205,7 @@ def compare(
     fail_on_regression: Annotated[Optional[float], typer.Option("--fail-on-regression", metavar="PCT", callback=options.NON_NEGATIVE,
                                   help="Exit 1 when an item is slower by more than PCT % beyond the noise (its 95 % interval above), or when no item could be told from the noise.")] = None,
     allow_different_builds: Annotated[bool, typer.Option(
-        "--allow-different-builds", help="Let --fail-on-regression judge runs of different IR or target.")] = False,
+        "--allow-different-builds", help="Let --fail-on-regression judge runs of different IR, target or device.")] = False,
     model: ModelOption = None,
     all_items: Annotated[bool, typer.Option("--all-items", help="Also the items no side timed (VM builtins).")] = False,
     fmt: FormatOption = OutputFormat.table,
@@ -230,12 +245,13 @@ def history(
     model: ModelOption = None,
     task: Annotated[Optional[str], typer.Option("--task", help="Task name.")] = None,
     workload: Annotated[Optional[str], typer.Option("--workload", help="Workload key.")] = None,
+    device: DeviceOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """One task's time across runs, with each run's TVM version, target and tags."""
     from hotdb.cli import words
 
-    result = _api().history(model=model, task=task, workload=workload)
+    result = _api().history(model=model, task=task, workload=workload, device=device)
     _render(result, fmt, words.history(result))
 
 
@@ -280,11 +296,11 @@ def tasks(model: Annotated[Optional[str], typer.Option("--model", help="Only thi
 
 
 @app.command()
-def runs(fmt: FormatOption = OutputFormat.table) -> None:
+def runs(device: DeviceOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """List runs with their time and matched share."""
     from hotdb.cli import words
 
-    result = _api().runs()
+    result = _api().runs(device=device)
     _render(result, fmt, words.runs(result))
 
 
@@ -335,7 +351,7 @@ def formats(fmt: FormatOption = OutputFormat.table) -> None:
 @app.command()
 def profile(
     model: Annotated[str, typer.Argument(help="A zoo name (see `hotdb zoo`), an .onnx file, or path/to/file.py:function.")],
-    target: Annotated[Optional[str], typer.Option("--target", help="llvm (default, all host cores), cuda, or a JSON target dict.")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="llvm (default, all host cores), cuda, a JSON target dict, a TVM target tag, or TVM's text form (llvm -mcpu=... -mtriple=...).")] = None,
     repeat: Annotated[int, typer.Option("--repeat", help="Timing samples per kernel and for the whole model.", callback=options.COUNT)] = 5,
     warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs of the whole model first.", callback=options.ZERO_OR_MORE)] = 1,
     name: Annotated[Optional[str], typer.Option("--model", help="Model name in the database (default: the zoo name or file stem).")] = None,
@@ -344,15 +360,20 @@ def profile(
     entry: Annotated[Optional[str], typer.Option("--entry", help="Entry function of an IRModule (default main).")] = None,
     coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Coverage shown when done.", callback=options.PERCENT)] = 90.0,
     replicates: Annotated[int, typer.Option("--replicates", help="Captures, each in a process of its own, stored as runs RUN.1 .. RUN.N of the group RUN (compare takes RUN as one side).", callback=options.COUNT)] = 1,
+    rpc: RpcOption = None,
+    key: KeyOption = None,
+    rpc_timeout: RpcTimeoutOption = None,
+    cc: CcOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Capture a live profile with apache-tvm: kernels, MetaSchedule tasks, coverage."""
+    """Capture a live profile with apache-tvm: kernels, MetaSchedule tasks, coverage (here, or on a remote device)."""
     from hotdb.cli import render
 
     api = _api()
     with render.progress() as progress:
         result = api.profile(model, target=target, repeat=repeat, warmup=warmup, name=name, run=run,
-                             tags=_tags(tag), entry=entry, progress=progress, replicates=replicates)
+                             tags=_tags(tag), entry=entry, progress=progress, replicates=replicates, rpc=rpc, key=key,
+                             rpc_timeout_s=rpc_timeout, cc=cc)
     render.ingest_summary(result)
     _top(api, coverage, result.run_label, fmt)
 
@@ -384,6 +405,10 @@ def tune(
     rounds: Annotated[Optional[int], typer.Option("--rounds", callback=options.COUNT,
                       help="At most this many rounds (default: until the budget is spent).")] = None,
     share_of: ShareOfOption = ShareOf.tunable,
+    rpc: RpcOption = None,
+    key: KeyOption = None,
+    rpc_timeout: RpcTimeoutOption = None,
+    cc: CcOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Tune the hotspots with MetaSchedule in rounds: tune (the hottest first, each batch stored as it lands, warm
@@ -395,8 +420,21 @@ def tune(
                              work_dir=work_dir, target=target, repeat=repeat, build_timeout_s=build_timeout,
                              run_timeout_s=run_timeout, share_of=share_of.value, budget_s=budget,
                              min_gain_pct=min_gain, max_rounds=rounds, progress=progress, notify=render.warn,
-                             inform=render.note)
+                             inform=render.note, rpc=rpc, key=key, rpc_timeout_s=rpc_timeout, cc=cc)
     _render(result, fmt, words.tune(result))
+
+
+@app.command()
+def devices(
+    rpc: Annotated[str, typer.Option("--rpc", envvar="HOTDB_RPC", metavar="HOST:PORT", help="TVM's RPC tracker.")],
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """List the devices an RPC tracker holds: each key with its total, free and pending devices."""
+    from hotdb.api import Hotdb
+    from hotdb.cli import words
+
+    result = Hotdb.devices(rpc)
+    _render(result, fmt, words.devices(result))
 
 
 @app.command()

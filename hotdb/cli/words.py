@@ -206,10 +206,12 @@ def different_builds(facts: dict) -> str | None:
         what.append("different IR")
     if facts.get("same_target") is False:
         what.append(f"different targets ({facts.get('target_a')} vs {facts.get('target_b')})")
+    if facts.get("same_device") is False:
+        what.append(f"different devices ({facts.get('device_a')} vs {facts.get('device_b')})")
     if not what:
         return None
     return (f"{facts['run_a']} and {facts['run_b']} are runs of {' and '.join(what)}: "
-            "a change may be the model's or the target's, not the code's")
+            "a change may be the model's, the target's or the device's, not the code's")
 
 
 def compare_warnings(facts: dict) -> list[str]:
@@ -218,7 +220,13 @@ def compare_warnings(facts: dict) -> list[str]:
 
 
 def history(result: Result) -> View:
-    return View(f"history of {result.facts['item']}", HISTORY_COLUMNS)
+    on = f" on {result.facts['device']}" if result.facts.get("device") else ""
+    return View(f"history of {result.facts['item']}{on}", HISTORY_COLUMNS)
+
+
+def devices(result: Result) -> View:
+    notes = [] if result.rows else ["no device is registered (python -m tvm.exec.rpc_server --tracker HOST:PORT --key KEY)"]
+    return View(f"devices of the RPC tracker at {result.facts['tracker']}", None, notes, keep=["key", "total", "free"])
 
 
 def tune(result: Result) -> View:
@@ -232,6 +240,13 @@ def tune(result: Result) -> View:
     if slower:
         notes.append(f"{len(slower)} selected tasks' best records were slower than their untuned kernels, so the "
                      f"build keeps those: {', '.join(slower)} (more trials may find faster ones)")
+    devices = f.get("devices")
+    if devices:
+        servers = sorted(set(devices["measured"]) | set(devices["failed"]) | set(devices["lost"]))
+        notes.append(f"measured on {len(devices['measured'])} devices of key {devices['key']} at {devices['tracker']}: "
+                     + ", ".join(f"{s} ({devices['measured'].get(s, 0)} trials"
+                                 + (f", {devices['failed'][s]} failed" if devices["failed"].get(s) else "")
+                                 + (", lost mid-tune" if s in devices["lost"] else "") + ")" for s in servers))
     if f["applied"] + len(slower) < f["tasks"]:
         notes.append(f"{f['tasks'] - f['applied'] - len(slower)} selected tasks got no valid schedule and run as before")
     for r in f.get("rounds", []):
@@ -262,7 +277,7 @@ def error(exc: Exception) -> str:
     """An error as the command line says it: the API's words, and the option that would
     change the outcome where one would (the API names no option)."""
     if isinstance(exc, DifferentBuilds):
-        return ("--fail-on-regression compares builds of the same IR and target; "
+        return ("--fail-on-regression compares builds of the same IR, target and device; "
                 "give --allow-different-builds to judge these anyway")
     if isinstance(exc, TuneFailed) and exc.limit in TUNE_LIMIT_OPTIONS:
         return f"{exc} Raise it with {TUNE_LIMIT_OPTIONS[exc.limit]} SECONDS."

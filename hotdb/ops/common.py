@@ -69,10 +69,11 @@ def check_weights(weights: dict[str, float] | None) -> None:
             raise BadArgument(f"a model's weight is a number above 0, not {model}={weight}")
 
 
-def fleet_params(weights: dict[str, float] | None, coverage: float | None) -> dict:
-    """The parameters of a ranking or export over the latest run of every model."""
+def fleet_params(weights: dict[str, float] | None, coverage: float | None, device: str | None = None) -> dict:
+    """The parameters of a ranking or export over the latest run of every model (on
+    `device`, where one is named: queries/run_device.sql)."""
     return {"weight_models": list((weights or {}).keys()), "weight_values": list((weights or {}).values()),
-            "coverage_pct": coverage}
+            "coverage_pct": coverage, "device": device}
 
 
 def reached_pct(result) -> float | None:
@@ -102,6 +103,33 @@ def model_name_for(database: Database, loaded, name: str | None) -> tuple[str, s
     separate = f"{model}@{loaded.ir_sha256[:8]}"
     return separate, (f"model {model} holds captures of another IR ({irs[0][:12]}): this capture "
                       f"({loaded.ir_sha256[:12]}) is stored as model {separate}")
+
+
+def remote(tracker: str | None, key: str | None, wait_s: float | None):
+    """Where a capture or tune measures: a device lent by the tracker at `tracker` under
+    `key` (a hotdb.capture.remote.Rpc), or None for this machine."""
+    from hotdb.capture.remote import DEFAULT_WAIT_S, Rpc
+    from hotdb.capture.tracker import address
+
+    if (tracker is None) != (key is None):
+        raise BadArgument("a remote device is named by its tracker and its key together: --rpc HOST:PORT --key KEY"
+                          if key is None else "--key names a device of an RPC tracker: give the tracker with --rpc HOST:PORT")
+    if tracker is None:
+        return None
+    address(tracker)
+    if not key.strip():
+        raise BadArgument("--key: a tracker key is a name, such as rasp4")
+    wait_s = DEFAULT_WAIT_S if wait_s is None else wait_s
+    if not 0 < wait_s < float("inf"):
+        raise BadArgument(f"the wait for a free device must be a positive number of seconds, not {wait_s}")
+    return Rpc(tracker, key, wait_s)
+
+
+def target_of(text: str | None):
+    """The tvm Target of --target, and the note saying what TVM's old text form became."""
+    from hotdb.capture.targets import parse_target, target_note
+
+    return parse_target(text), target_note(text)
 
 
 def capture_run(loaded, target, *, model: str, failed: str = "apache-tvm failed to compile or run it", **options):

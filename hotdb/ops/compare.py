@@ -94,11 +94,11 @@ def gate(result: Result, fail_above_pct: float, *, allow_different_builds: bool 
     """The regression gate: raises Regressions when an item is slower by more than
     `fail_above_pct` % with 95 % confidence beyond the noise (the lower end of its
     ratio's interval lies above it); NothingTested when no item could be told from the
-    noise at all; DifferentBuilds when the runs are of different IR or target (a change
-    may be the build's, not the code's) unless `allow_different_builds`. The whole run
+    noise at all; DifferentBuilds when the runs are of different IR, target or device (a
+    change may be the build's, not the code's) unless `allow_different_builds`. The whole run
     is not judged: its kernels are."""
     if different_builds(result.facts) and not allow_different_builds:
-        raise DifferentBuilds("the regression gate judges runs of the same IR and target; allow different builds "
+        raise DifferentBuilds("the regression gate judges runs of the same IR, target and device; allow different builds "
                               "to judge these anyway", result=result)
     items = [r for r in result.records() if r["item"] != END_TO_END]
     if not any(r["verdict"] in TESTED for r in items):
@@ -121,18 +121,20 @@ TESTED = ("slower", "faster", "within noise")  # verdicts of items the noise cou
 
 
 def different_builds(facts: dict) -> bool:
-    """Whether a comparison's runs are of different IR or target (compare's facts)."""
-    return facts.get("same_ir") is False or facts.get("same_target") is False
+    """Whether a comparison's runs are of different IR, target or device (compare's facts)."""
+    return facts.get("same_ir") is False or facts.get("same_target") is False or facts.get("same_device") is False
 
 
 def history(database: Database, *, model: str | None = None, task: str | None = None,
-            workload: str | None = None) -> Result:
-    """One task's (or workload's) time across runs, with run metadata."""
+            workload: str | None = None, device: str | None = None) -> Result:
+    """One task's (or workload's) time across runs (measured on `device`, where one is
+    named), with run metadata."""
     if task is None and workload is None:
         raise BadArgument("name the item: --task NAME or --workload KEY")
     with database.reader() as store:
-        result = query(store, "history", {"model": model, "task": task, "workload": workload},
-                       item=task or workload)
+        result = query(store, "history", {"model": model, "task": task, "workload": workload, "device": device},
+                       item=task or workload, device=device)
     if not result.rows:
-        raise UsageError(f"no run has {'task ' + task if task else 'workload ' + workload}")
+        raise UsageError(f"no run{' on device ' + repr(device) if device else ''} has "
+                         f"{'task ' + task if task else 'workload ' + workload}")
     return result

@@ -12,17 +12,20 @@ from hotdb.store.database import Database, query
 
 def top(database: Database, *, by: str = "task", coverage: float | None = None, run: str | None = None,
         model: str | None = None, all_models: bool = False, weights: dict[str, float] | None = None,
-        share_of: str = "tunable", projected: bool = False, totals: bool = True) -> Result:
+        share_of: str = "tunable", projected: bool = False, totals: bool = True, device: str | None = None) -> Result:
     """Rows ranked by time with share and cumulative share; with `coverage`, the fewest
     rows whose cumulative share reaches it. With `projected`, tasks ranked by the time
     they will hold once the model's tuning records are applied (projected_task_times). Tasks' shares are of the run's tunable kernel
     time (`share_of="run"`: of its whole time); nodes' and op families' of the whole run.
     With `all_models`, tasks over the latest run of every model (times scaled by
-    `weights`), a workload shared by models counted once."""
+    `weights`; only runs measured on `device`, where one is named: queries/run_device.sql),
+    a workload shared by models counted once."""
     check_coverage(coverage)
     check_share_of(share_of)
     check_weights(weights)
     asked_by = by
+    if device is not None and not all_models:
+        raise UsageError("a device filters a ranking over all models (--all-models); one run's ranking names its run")
     if all_models:
         if by != "task" or run or model:
             raise UsageError("a ranking over all models ranks tasks over every model's latest run; "
@@ -31,8 +34,8 @@ def top(database: Database, *, by: str = "task", coverage: float | None = None, 
             unknown = sorted(set(weights or {}) - set(query(store, "model_names").column("name")))
             if unknown:
                 raise UsageError(f"weights name unknown models: {', '.join(unknown)}")
-            result = query(store, "top_all_models", fleet_params(weights, coverage), by="task", coverage=coverage,
-                           all_models=True)
+            result = query(store, "top_all_models", fleet_params(weights, coverage, device), by="task",
+                           coverage=coverage, all_models=True, device=device)
         result.facts["reached_pct"] = reached_pct(result)
         return result
     check_choice(by, choices.TOP_BY, f"a ranking is by {', '.join(choices.TOP_BY)}")

@@ -29,9 +29,10 @@ def tasks(database: Database, model: str | None = None) -> Result:
         return query(store, "tasks", {"model": model}, model=model)
 
 
-def runs(database: Database) -> Result:
+def runs(database: Database, device: str | None = None) -> Result:
+    """Every run (measured on `device`, where one is named: queries/run_device.sql)."""
     with database.reader() as store:
-        return query(store, "runs")
+        return query(store, "runs", {"device": device}, device=device)
 
 
 def models(database: Database) -> Result:

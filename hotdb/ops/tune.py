@@ -17,6 +17,12 @@
 Ctrl-C (or the wall-clock deadline) during tuning stops the tuner process at once, keeps
 every batch measured so far, and goes on to step 4 once more, then stops: every round's
 run is stored and linked.
+
+On the devices of an RPC tracker (`rpc`, `key`), builds stay here and every measurement
+goes there: candidates through MetaSchedule's RPCRunner on every device of the key at
+once (capture/tune/runner.py), the baseline and each round's re-profile on a device the
+tracker lends (capture/remote.py). A device that leaves mid-tune is named once; its
+trial in flight fails and the others measure the rest.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotdb.errors import BadArgument, HotdbError, TuneFailed, UsageError
+from hotdb.errors import BadArgument, DeviceError, HotdbError, TuneFailed, UsageError
 from hotdb.ops.common import (
     SAMPLES_FLOOR_PCT,
     capture_run,
@@ -35,7 +41,9 @@ from hotdb.ops.common import (
     check_share_of,
     database_item,
     model_name_for,
+    remote,
     store_capture,
+    target_of,
 )
 from hotdb.result import Result
 from hotdb.store.database import Database, query, value
@@ -59,7 +67,8 @@ def tune(database: Database, model: str, *, coverage: float = 90.0, trials: int 
          work_dir: str | Path | None = None, target: str | None = None, repeat: int = 3,
          build_timeout_s: float | None = None, run_timeout_s: float | None = None, share_of: str = "tunable",
          budget_s: float | None = None, min_gain_pct: float | None = None, max_rounds: int | None = None,
-         progress=None, notify=None, inform=None) -> Result:
+         progress=None, notify=None, inform=None, rpc: str | None = None, key: str | None = None,
+         rpc_timeout_s: float | None = None, cc: str | None = None) -> Result:
     """Tune the model's hotspots with MetaSchedule in rounds: each round tunes the tasks
     covering `coverage` % of the latest run's times (weighted by measured share), applies
     the database, re-profiles (a new run linked to the one before) and measures. Stops when
@@ -67,14 +76,18 @@ def tune(database: Database, model: str, *, coverage: float = 90.0, trials: int 
     the last round gained less than `min_gain_pct` % (off by default: a re-profile moves
     1-5 % between runs here, so one noisy round would end a tune), after `max_rounds`, or
     at Ctrl-C; what was tuned is kept and stored. `notify(text)` hears of failed trials, `inform(text)`
-    of each round's end. Raises TuneFailed when no trial of the first round measured a time."""
+    of each round's end. With `rpc` (a tracker's HOST:PORT) and `key`, every measurement is
+    made on the devices of the key, candidates on all of them at once; `cc` cross-compiles
+    for a target that is not this machine's. Raises TuneFailed when no trial of the first
+    round measured a time."""
     check_coverage(coverage)
     check_share_of(share_of)
     if repeat < 1:
         raise BadArgument("a capture needs at least one timed repeat")
     limits = _limits(build_timeout_s, run_timeout_s)
+    where = remote(rpc, key, rpc_timeout_s)
     started = time.monotonic()
-    job = _start(database, model, target=target, repeat=repeat, work_dir=work_dir, progress=progress,
+    job = _start(database, model, target=target, repeat=repeat, work_dir=work_dir, progress=progress, rpc=where, cc=cc,
                  settings=dict(coverage=coverage, share_of=share_of, per_task_max=per_task_max, limits=limits,
                                trials=trials, remaining=trials, deadline=started + budget_s if budget_s else None,
                                budget_s=budget_s,
@@ -122,6 +135,9 @@ class _Round:
     seconds: float
     warm_records: int = 0
     longest_batch_s: float | None = None
+    devices: dict | None = None  # over RPC: what each device measured (capture/tune/runner.py: DeviceWatch)
+    batches_s: float = 0.0  # the batches' seconds, dispatch to join (the round less the tuner's start, the re-profile)
+    parts_s: dict = field(default_factory=dict)  # MetaSchedule's profile of the round: part -> seconds
 
 
 @dataclass
@@ -160,6 +176,9 @@ class _Job:
     failed_cause: str | None = None  # why the tuner stopped early, when it failed
     tuner: object = None  # the tuner process, kept for the rounds (capture/tune/driver.py: Tuner)
     untuned: dict = field(default_factory=dict)  # task -> (structural hash, us a call in the baseline)
+    rpc: object = None  # the tracker's devices every measurement is made on (capture/remote.py: Rpc)
+    cc: str | None = None  # the cross compiler, as given (--cc)
+    cc_path: str | None = None  # the one found, for the tuner's builder (None: this machine's own)
 
     @property
     def reserve_s(self) -> float:
@@ -172,20 +191,25 @@ class _Job:
         return (self.rounds[-1].run_id, self.rounds[-1].label) if self.rounds else self.baseline
 
 
-def _start(database: Database, model: str, *, target: str | None, repeat: int, work_dir, progress, settings) -> _Job:
+def _start(database: Database, model: str, *, target: str | None, repeat: int, work_dir, progress, rpc, cc,
+           settings) -> _Job:
     """The job: the model loaded, its name as stored, and its baseline run (profiled first
-    when the model has none for this target and IR)."""
+    when the model has none for this target, IR and device)."""
     from hotdb.capture.models import load_model
-    from hotdb.capture.profile import parse_target
+    from hotdb.capture.targets import cross_compiler
     from hotdb.workload.targets import canonical as canonical_target
 
     loaded = load_model(model)
-    target_obj = parse_target(target)
+    target_obj, note = target_of(target)
+    if note and settings["inform"]:
+        settings["inform"](note)
+    cc_path = cross_compiler(target_obj, cc)[1] if rpc is not None else None
     target_json = canonical_target(target_obj)
     model_name, _ = model_name_for(database, loaded, None)
+    device = rpc.key if rpc is not None else "local"
     # a baseline profiled before the tune: its capture's seconds are the estimate a round
     # keeps for its re-profile before the deadline, until one has been timed
-    found = baseline(database, model_name, target_json, loaded.ir_sha256)
+    found = baseline(database, model_name, target_json, loaded.ir_sha256, device)
     profile_s = found[2] if found else None
     inform = settings.get("inform") or (lambda text: None)
     if found is not None and not found[3]:
@@ -195,31 +219,32 @@ def _start(database: Database, model: str, *, target: str | None, repeat: int, w
         found = None
     if found is None:
         profile_started = time.monotonic()
-        result = capture_run(loaded, target_obj, model=model, repeat=repeat, progress=progress)
+        result = capture_run(loaded, target_obj, model=model, repeat=repeat, progress=progress, rpc=rpc, cc=cc)
         store_capture(database, model_name, loaded, result, stamp=str(target_obj))
         profile_s = time.monotonic() - profile_started
-        found = baseline(database, model_name, target_json, loaded.ir_sha256)
+        found = baseline(database, model_name, target_json, loaded.ir_sha256, device)
         if not found[3]:
             inform(f"the baseline {found[1]} was captured while other processes used {found[4]:.0f} % of the CPUs: "
                    "the comparison allows for the slowdown that can cause, and tells only changes beyond it")
     # a name is data: only its safe characters reach a default folder name
     work = Path(work_dir or "hotdb-tune-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("._"))
     job = _Job(database, model, loaded, target_obj, target, target_json, model_name, work, repeat, progress,
-               tuple(found[:2]), profile_s, **settings)
+               tuple(found[:2]), profile_s, **settings, rpc=rpc, cc=cc, cc_path=cc_path)
     # a record slower than the untuned kernel is not applied: the baseline's time a call
     job.untuned = {r["task_name"]: (r["structural_hash"], r["time_us"] / r["calls"])
                    for r in select(database, job.baseline[0], None, "tunable") if r["calls"] and r["time_us"]}
     return job
 
 
-def baseline(database: Database, model_name: str, target_json: str | None,
-             ir_sha256: str | None) -> tuple[int, str, float | None, bool, float | None] | None:
+def baseline(database: Database, model_name: str, target_json: str | None, ir_sha256: str | None,
+             device: str | None = None) -> tuple[int, str, float | None, bool, float | None] | None:
     """(run_id, label, its capture's seconds, whether the machine was quiet, other
-    processes' share of the CPUs) of the run a tune starts from, or None when the model
-    has none."""
+    processes' share of the CPUs) of the run a tune starts from (measured on `device`, as
+    queries/run_device.sql names it), or None when the model has none."""
     try:
         with database.reader() as store:
-            rows = query(store, "baseline_run", {"model": model_name, "target": target_json, "ir": ir_sha256}).rows
+            rows = query(store, "baseline_run", {"model": model_name, "target": target_json, "ir": ir_sha256,
+                                                 "device": device}).rows
     except HotdbError:  # no database yet: nothing profiled
         return None
     return rows[0] if rows else None
@@ -299,9 +324,23 @@ def _next_round(job: _Job) -> str | None:
     tune_plan.cost_model = cost_model_path(job.target_json)
     if job.deadline is not None:  # a stop loses the batch in flight: a pair, one trial a build worker
         tune_plan.batch_max = BATCH_UNDER_DEADLINE
+    if job.rpc is not None:
+        tune_plan.rpc, tune_plan.devices, tune_plan.cc = job.rpc.as_job(), _devices(job.rpc), job.cc_path
     before = job.rounds[-1].end_to_end_us if job.rounds else _end_to_end(job.database, job.baseline[0])
     outcome = _run_round(job, tune_plan)
     return _stop(job, outcome, before, len(chosen))
+
+
+def _devices(rpc) -> list[str]:
+    """The servers of the key, as a round starts: its runner gets a worker for each."""
+    from hotdb.capture.tracker import Tracker
+
+    with Tracker(rpc.tracker) as tracker:
+        servers = tracker.servers(rpc.key)
+    if not servers:
+        raise DeviceError(f"the RPC tracker at {rpc.tracker} holds no device under key {rpc.key!r} "
+                          f"(hotdb devices --rpc {rpc.tracker})")
+    return servers
 
 
 def _run_round(job: _Job, tune_plan):
@@ -323,17 +362,25 @@ def _run_round(job: _Job, tune_plan):
     # a trial's seconds, from the batches alone: a round's wall time holds the tuner's start
     # (~9-20 s, once a tune), which no next batch pays again
     if outcome.trials:
-        job.trial_s = (outcome.batch_s or time.monotonic() - round_started) / outcome.trials
+        job.trial_s = (outcome.batches_s or time.monotonic() - round_started) / outcome.trials
     profile_started = time.monotonic()
     job.apply = driver.applier(job.work, job.target, job.untuned)
     tags = {"tuned_from": job.current[1], "round": str(len(job.rounds) + 1), "tasks": ",".join(tune_plan.task_names),
             "trials": str(outcome.trials), "valid_trials": str(outcome.valid), "coverage_pct": f"{job.coverage:g}"}
     if not outcome.finished or outcome.deadline_reached:
         tags["interrupted"] = "deadline" if outcome.deadline_reached else "true"
-    run_id, label, e2e = _reprofile(job, tags)
+    try:
+        run_id, label, e2e = _reprofile(job, tags)
+    except DeviceError as exc:
+        if not outcome.cause:
+            raise
+        why = "" if str(exc) in outcome.cause else f" ({exc})"
+        raise TuneFailed(f"{outcome.cause}; the round could not be re-profiled{why}. The {outcome.valid} trials "
+                         "measured are stored", trials=outcome.trials, failures=job.failures) from None
     job.profile_s = time.monotonic() - profile_started
     job.rounds.append(_Round(len(job.rounds) + 1, run_id, label, tune_plan.task_names, outcome.trials, outcome.valid,
-                             e2e, time.monotonic() - round_started, outcome.warm_records, outcome.longest_batch_s))
+                             e2e, time.monotonic() - round_started, outcome.warm_records, outcome.longest_batch_s,
+                             outcome.devices, outcome.batches_s, outcome.seconds))
     if job.inform:
         job.inform(f"round {len(job.rounds)}: {len(tune_plan.task_names)} tasks, {outcome.valid} of {outcome.trials} "
                    f"trials measured, end to end {e2e / 1000:,.2f} ms (run {label})" if e2e
@@ -345,7 +392,7 @@ def _reprofile(job: _Job, tags: dict) -> tuple[int, str, float | None]:
     """Re-profile with the database applied, stored as a run linked to the current one:
     (run_id, label, end-to-end median in us)."""
     result = capture_run(job.loaded, job.target, model=job.model, failed="re-profiling with the tuned database failed",
-                         repeat=job.repeat, progress=job.progress, apply=job.apply)
+                         repeat=job.repeat, progress=job.progress, apply=job.apply, rpc=job.rpc, cc=job.cc)
     loaded_result = store_capture(job.database, job.model_name, job.loaded, result, stamp="tuned", tags=tags,
                                   run_meta={"baseline_run_id": job.current[0]})
     with job.database.reader() as store:
@@ -441,13 +488,28 @@ def _summary(job: _Job, stopped: str | None, seconds: float) -> Result:
                      applied=len(tuned & set(job.apply.applied)), slower=sorted(tuned & set(job.apply.slower)),
                      trials=sum(r.trials for r in rounds), valid_trials=sum(r.valid for r in rounds),
                      failures=job.failures, work_dir=str(job.work), finished=stopped not in ("interrupted",),
-                     stopped=stopped, seconds=seconds, budget_s=job.budget_s,
+                     stopped=stopped, seconds=seconds, devices=_devices_done(job), budget_s=job.budget_s,
                      budget_left_s=job.budget_left_s if stopped == "deadline" else None,
                      next_round_s=next_round_s(job) if stopped == "deadline" else None,
                      rounds=[{"round": r.number, "run": r.label, "tasks": r.tasks, "trials": r.trials,
                               "valid_trials": r.valid, "end_to_end_us": r.end_to_end_us, "seconds": round(r.seconds, 1),
-                              "warm_records": r.warm_records, "longest_batch_s": r.longest_batch_s}
+                              "warm_records": r.warm_records, "longest_batch_s": r.longest_batch_s,
+                              "devices": r.devices, "batches_s": round(r.batches_s, 2),
+                              "parts_s": {k: round(v, 3) for k, v in r.parts_s.items()}}
                              for r in rounds])
+
+
+def _devices_done(job: _Job) -> dict | None:
+    """Over RPC: what each device measured over the rounds, and the devices lost."""
+    if job.rpc is None:
+        return None
+    done: dict = {"key": job.rpc.key, "tracker": job.rpc.tracker, "measured": {}, "failed": {}, "lost": []}
+    for r in job.rounds:
+        for part in ("measured", "failed"):
+            for server, n in (r.devices or {}).get(part, {}).items():
+                done[part][server] = done[part].get(server, 0) + n
+        done["lost"] += [s for s in (r.devices or {}).get("lost", []) if s not in done["lost"]]
+    return done
 
 
 def _failed(outcome, tune_plan, work: Path) -> TuneFailed:

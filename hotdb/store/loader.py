@@ -305,7 +305,7 @@ def _scalar(store: Store, name: str, params: dict):
 
 RUN_META_COLUMNS = ("host", "cpu_model", "cpu_cores", "threads", "os", "python_version", "hotdb_version",
                     "ir_sha256", "timing_method", "end_to_end_us", "baseline_run_id", "replicate_of",
-                    "others_cpu_pct", "capture_s")
+                    "others_cpu_pct", "capture_s", "device_key", "rpc_tracker", "rpc_server", "device_name")
 
 
 def load(store: Store, model: str, items: list[tuple[Source, str, Parsed]], *,

@@ -50,6 +50,16 @@ def _canonical_text(text: str) -> str | None:
     return canonical(_from_text(text))
 
 
+def from_text(text: str) -> dict | None:
+    """TVM's text form (`llvm -mcpu=cortex-a72 -mtriple=aarch64-linux-gnu`, `cuda
+    -arch=sm_80`), which TVM 0.27 no longer parses, as the dict it takes instead; None
+    for a text that is not of that form (a JSON dict, a tag, a bare kind)."""
+    text = text.strip()
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*(\s+-[^\s=]+(=\S*)?)+", text):
+        return None
+    return _from_text(text)
+
+
 def _from_text(text: str) -> dict:
     """TVM's text form: a kind, then -option=value (or a bare -flag)."""
     kind, *options = text.split()

@@ -10,11 +10,12 @@
 -- @param weight_models  the models weighed (a list of names)
 -- @param weight_values  their weights, in the same order (a model not listed weighs 1)
 -- @param coverage_pct  the coverage cut, in % (NULL: every matched workload)
+-- @param device  only runs measured on this device (run_device.sql; NULL: any)
 -- @returns rank, tuner, task_name, task_args, workload, weight, structural_hash, calls, time_us,
 --          share_pct, cumulative_pct, records, best_cost_us, source_id, task_index, chosen,
 --          task_share_pct, model_ids
 WITH selected AS (
-    SELECT * FROM fleet_task_times($weight_models, $weight_values)
+    SELECT * FROM fleet_task_times($weight_models, $weight_values, $device)
     WHERE $coverage_pct IS NULL OR cumulative_pct - share_pct < $coverage_pct
 ),
 tasks AS (

@@ -26,11 +26,15 @@
 -- @param replicate_of  the replicate group the run is one capture of
 -- @param others_cpu_pct  the CPU other processes used while it timed, in %
 -- @param capture_s  the capture's wall seconds
+-- @param device_key  the tracker key of the device a capture over RPC ran on
+-- @param rpc_tracker  that capture's tracker
+-- @param rpc_server  the server that measured it
+-- @param device_name  the device's own name, where it says one
 INSERT INTO runs (run_id, model_id, ingest_id, source_id, label, created_at, target, device, tvm_version,
                   profile_variant, reported_total_us, tags, host, cpu_model, cpu_cores, threads, os,
                   python_version, hotdb_version, ir_sha256, timing_method, end_to_end_us, baseline_run_id,
-                  replicate_of, others_cpu_pct, capture_s)
+                  replicate_of, others_cpu_pct, capture_s, device_key, rpc_tracker, rpc_server, device_name)
 VALUES (nextval('run_id_seq'), $model_id, $ingest_id, $source_id, $label, $now, $target, $device, $tvm_version,
         $profile_variant, $reported_total_us, $tags, $host, $cpu_model, $cpu_cores, $threads, $os,
         $python_version, $hotdb_version, $ir_sha256, $timing_method, $end_to_end_us, $baseline_run_id,
-        $replicate_of, $others_cpu_pct, $capture_s)
+        $replicate_of, $others_cpu_pct, $capture_s, $device_key, $rpc_tracker, $rpc_server, $device_name)

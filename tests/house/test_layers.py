@@ -148,9 +148,9 @@ def test_the_gate_judges_one_build_unless_allowed(two_runs, vgg16, tmp_path):
     assert api.compare("base", "rebuilt").facts["same_ir"] is False  # without a gate: compared, and said
     with pytest.raises(DifferentBuilds) as raised:
         api.compare("base", "rebuilt", fail_above_pct=5)
-    assert raised.value.result.facts["same_ir"] is False and "same IR and target" in str(raised.value)
+    assert raised.value.result.facts["same_ir"] is False and "same IR, target and device" in str(raised.value)
     assert "--" not in str(raised.value)  # the API names no option; the CLI's words do
-    assert words.error(raised.value).startswith("--fail-on-regression compares builds of the same IR and target")
+    assert words.error(raised.value).startswith("--fail-on-regression compares builds of the same IR, target and device")
     with pytest.raises(NothingTested):  # judged: one capture a side, nothing beyond the noise between captures
         api.compare("base", "rebuilt", fail_above_pct=5, allow_different_builds=True)
 

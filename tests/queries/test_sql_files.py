@@ -39,7 +39,7 @@ def example(tmp_path_factory):
                       "weight_models": ["vgg16"], "weight_values": [1.0], "ingest": 1, "ingests": [1],
                       "sha256": "0" * 64, "keys": ["x"], "hashes": ["x"], "per_workload": 4, "after": None, "a_runs": [run_id], "b_runs": [run_id], "floor_pct": 20.0,
                       # a filter left open (NULL: any)
-                      "target": None, "ir": None, "task": None, "workload": None}
+                      "target": None, "ir": None, "task": None, "workload": None, "device": None}
 
 
 @pytest.mark.parametrize("path", QUERY_FILES, ids=_id)

@@ -166,7 +166,8 @@ def test_a_record_slower_than_the_untuned_kernel_is_not_applied(tuned):
     """A few trials can lose to a default schedule (dlight's did on CUDA): a function whose
     best record is slower a call than its kernel was before tuning keeps its untuned form."""
     from hotdb.capture.models import load_model
-    from hotdb.capture.profile import fuse, parse_target
+    from hotdb.capture.profile import fuse
+    from hotdb.capture.targets import parse_target
     from hotdb.capture.tune import driver
 
     rows = Hotdb(tuned["db"]).sql("SELECT DISTINCT task_name, structural_hash FROM tasks WHERE tuner = 'meta_schedule' "
@@ -224,7 +225,8 @@ def test_the_export_is_what_metaschedule_takes_as_the_docs_show(tuned, cli, tmp_
     and the model built is within 1.5x of the one hotdb tune built. MetaSchedule's own pass
     tunes the names exported; the exported records apply to their functions."""
     from hotdb.capture.models import load_model
-    from hotdb.capture.profile import fuse, parse_target
+    from hotdb.capture.profile import fuse
+    from hotdb.capture.targets import parse_target
 
     export_dir = tmp_path / "exported"
     # the baseline's hotspots (other tests add runs to this database)

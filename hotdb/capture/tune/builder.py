@@ -14,6 +14,11 @@ MetaSchedule's logs. The import is the workers' initializer, which TVM's pool ru
 the build's timeout, and `start()` runs it as soon as the tuner has a job, beside the
 tuner's own start (loading the model, extracting its tasks, its own import); for a CPU
 target it leaves the GPUs' intrinsics out (capture/tune/intrinsics.py).
+
+For a target that is not this machine's, a cross compiler (`cc`, capture/targets.py) links
+each candidate into a shared library here, as `hotdb profile` does, instead of the tar of
+objects LocalBuilder exports (which the device would link with a compiler of its own:
+phones have none).
 """
 
 from __future__ import annotations
@@ -24,10 +29,11 @@ MAX_USES = 256  # builds a worker makes before it is replaced; no growth was see
 BUILD_WORKERS = 2  # the tuner's; a batch is of 2 trials or more (capture/tune/driver.py: trials_per_round)
 
 
-def kept_builder(max_workers: int, timeout_s: float, target_kind: str):
+def kept_builder(max_workers: int, timeout_s: float, target_kind: str, cc: str | None = None):
     """A MetaSchedule builder (a PyBuilder) whose `max_workers` worker processes live as
     long as it does; each build may take `timeout_s`. Its workers import the tensor
-    intrinsics `target_kind` may use (capture/tune/intrinsics.py)."""
+    intrinsics `target_kind` may use (capture/tune/intrinsics.py); with `cc`, a cross
+    compiler's path, each candidate is linked by it."""
     from tvm.ir.utils import derived_object
     from tvm.s_tir.meta_schedule.builder import BuilderResult, PyBuilder
     from tvm.support.popen_pool import PopenPoolExecutor, StatusKind
@@ -37,13 +43,23 @@ def kept_builder(max_workers: int, timeout_s: float, target_kind: str):
         # name (registered, they are TVM functions, which do not pickle)
         from tvm.s_tir.meta_schedule.builder.local_builder import default_build, default_export
 
-        return default_export(default_build(mod, target, None))
+        built = default_build(mod, target, None)
+        if cc is None:
+            return default_export(built)
+        import os
+        import tempfile
+
+        from tvm.support.cc import cross_compiler
+
+        path = os.path.join(tempfile.mkdtemp(), "tvm_tmp_mod.so")
+        built.export_library(path, fcompile=cross_compiler(cc))
+        return path
 
     @derived_object
     class KeptBuilder(PyBuilder):
         def __init__(self):
             super().__init__()
-            self.max_workers, self.timeout_s, self.target_kind = max_workers, timeout_s, target_kind
+            self.max_workers, self.timeout_s, self.target_kind, self.cc = max_workers, timeout_s, target_kind, cc
             self.pool = PopenPoolExecutor(max_workers=max_workers, timeout=timeout_s,
                                           initializer=import_intrinsics, initargs=(target_kind,),
                                           maximum_process_uses=MAX_USES)

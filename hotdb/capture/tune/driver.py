@@ -5,9 +5,12 @@ The tune runs in a process of its own (capture/tune/process.py) under hotdb's ta
 joins each batch as soon as it is measured, so records reach the work folder's JSON
 database batch by batch. This process reads the tuner's events and says them, and stops
 it with a signal at the deadline, at Ctrl-C, or when no batch comes back within what the
-trial limits allow (a watchdog): a stop loses at most the batch in flight. The database
-is applied to the fused module with MetaScheduleApplyDatabase inside the target and
-database context: re-running the pipeline on a fused module would silently apply nothing.
+trial limits allow (a watchdog): a stop loses at most the batch in flight. Over an RPC
+tracker it also watches the devices (capture/tune/runner.py: DeviceWatch): one that
+leaves is named once, and the tracker's or the last device's loss stops the tuner. The
+database is applied to the fused module with MetaScheduleApplyDatabase inside the target
+and database context: re-running the pipeline on a fused module would silently apply
+nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ class TunePlan:
     target: str | None = None  # as the user gave it (--target)
     warm: dict[str, list[str]] = field(default_factory=dict)  # task -> record lines to start from, best first
     cost_model: str | None = None  # the cost model file of this target (cost_model_path)
+    rpc: dict | None = None  # measure on a tracker's devices: {"tracker", "key", "wait_s"} (capture/remote.py: Rpc)
+    devices: list[str] = field(default_factory=list)  # the servers of the key when the round starts
+    cc: str | None = None  # the cross compiler's path, for a target that is not this machine's
 
 
 def trials_per_round(trials: int, tasks: int, per_task_max: int, batch_max: int = 64) -> int:
@@ -75,8 +81,9 @@ class TuneOutcome:
     cause: str | None = None  # why the tuner process failed, when it did
     warm_records: int = 0  # records seeded from other tunes
     longest_batch_s: float | None = None  # the longest batch, dispatch to join
-    batch_s: float = 0.0  # the batches' seconds, dispatch to join, summed (the tuner's start apart)
-    batch_s: float = 0.0  # the batches' seconds, dispatch to join, summed (the tuner's start apart)
+    batches_s: float = 0.0  # every batch's seconds, dispatch to join, summed: the tune less the tuner's start
+    devices: dict | None = None  # over RPC: trials measured and failed per server, the servers lost (runner.py)
+    seconds: dict = field(default_factory=dict)  # MetaSchedule's profile of the job: part -> seconds
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
 
@@ -217,6 +224,10 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
     before = _lines(records)  # a work folder may hold earlier tunes' records
     job = _job(tune_plan, work_dir, deadline)
     run = _TunerRun(tuner, tune_plan, job["batch"], _FailureWatch(work_dir / "logs", notify), inform)
+    if tune_plan.rpc:
+        from hotdb.capture.tune.runner import DEVICE_LOG, DeviceWatch
+
+        run.devices = DeviceWatch(tune_plan.rpc, tune_plan.devices, work_dir / DEVICE_LOG, notify)
     try:
         tuner.send(job, work_dir / "tune.log")
         run.follow(deadline, lambda: progress and progress(
@@ -236,7 +247,8 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
     return TuneOutcome(finished, trials, valid, run.failures.failures, run.failures.first,
                        deadline_reached=run.killed_at_deadline or run.stopped == "deadline",
                        stopped=run.stopped, cause=run.cause, warm_records=run.warm_records,
-                       longest_batch_s=run.longest_batch_s, batch_s=run.batch_s)
+                       longest_batch_s=run.longest_batch_s, batches_s=run.batches_s,
+                       devices=run.devices.close() if run.devices else None, seconds=run.seconds)
 
 
 def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
@@ -250,7 +262,8 @@ def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
             "batch": trials_per_round(tune_plan.trials, n, tune_plan.per_task_max, tune_plan.batch_max),
             "build_timeout_s": tune_plan.build_timeout_s, "run_timeout_s": tune_plan.run_timeout_s,
             "seconds": None if deadline is None else max(0.0, deadline - DEADLINE_GRACE_S - time.monotonic()),
-            "warm": tune_plan.warm, "cost_model": tune_plan.cost_model}
+            "warm": tune_plan.warm, "cost_model": tune_plan.cost_model, "rpc": tune_plan.rpc,
+            "devices": tune_plan.devices, "cc": tune_plan.cc}
 
 
 # seconds the tuner may take to start (import TVM, load and fuse the model, extract its
@@ -271,14 +284,19 @@ class _TunerRun:
         # a batch builds on BUILD_WORKERS workers and runs one trial at a time, each within its
         # limits; a builder worker replaced (after a timeout, a death) first imports TVM's
         # intrinsics, outside the build's limit (capture/tune/builder.py)
+        # over RPC a trial may first wait for a free device of its key
+        wait_s = tune_plan.rpc["wait_s"] if tune_plan.rpc else 0.0
         self.batch_limit_s = limits.tune_stall_s() or (
-            -(-batch // BUILD_WORKERS) * tune_plan.build_timeout_s + batch * tune_plan.run_timeout_s + WORKER_START_S + 60.0)
+            -(-batch // BUILD_WORKERS) * tune_plan.build_timeout_s + batch * (tune_plan.run_timeout_s + wait_s)
+            + WORKER_START_S + 60.0)
         self.interrupted = self.killed_at_deadline = self.ended = False
         self.stopped = self.cause = None
         self.warm_records = 0
         self.longest_batch_s = None
-        self.batch_s = 0.0
+        self.batches_s = 0.0
         self.started = False
+        self.devices = None  # over RPC: capture/tune/runner.py's DeviceWatch
+        self.seconds: dict = {}
 
     def follow(self, deadline: float | None, tick) -> None:
         """Until the job ends (its end or error event), the tuner dies, or it is to be
@@ -301,6 +319,10 @@ class _TunerRun:
                         self._event(json.loads(line))
                         last = time.monotonic()
             self.failures.poll()
+            if self.devices is not None:
+                self.cause = self.cause or self.devices.poll()
+                if self.cause:
+                    return
             tick()
             now = time.monotonic()
             if deadline is not None and now >= deadline:
@@ -323,13 +345,14 @@ class _TunerRun:
         elif kind == "joined":
             if event.get("batch_s") is not None:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
-                self.batch_s += event["batch_s"]
+                self.batches_s += event["batch_s"]
             self._say_joined(event)
         elif kind == "worker_died" and self.failures.notify:
             self.failures.notify(f"a MetaSchedule worker process died ({_worker_death(event.get('returncode'))}); "
                                  "its trial fails, and MetaSchedule starts a new one")
         elif kind == "end":
             self.stopped, self.ended = event.get("stopped"), True
+            self.seconds = event.get("seconds") or {}
         elif kind == "error":
             self.cause = event.get("message") or "the tuner failed without a message (its log says more)"
             self.ended = True
@@ -346,6 +369,11 @@ class _TunerRun:
                         f"{len(warm)} of the tasks; cost model {event['cost_model']}")
         else:
             self.inform(f"no records of other tunes for these tasks; cost model {event['cost_model']}")
+        if self.plan.rpc:
+            devices = self.plan.devices
+            self.inform(f"measuring on {len(devices)} device{'s' if len(devices) != 1 else ''} of key "
+                        f"{self.plan.rpc['key']} at the RPC tracker {self.plan.rpc['tracker']}, in parallel: "
+                        + ", ".join(devices))
 
     def _say_joined(self, event: dict) -> None:
         if not self.inform:

@@ -8,7 +8,7 @@ happens as JSON lines on its standard output, one event a line:
     {"event": "pick", "task": i, "name": ...}
     {"event": "joined", "task": i, "name", "trials", "valid", "best_us", "current_us", "total_trials"}
     {"event": "worker_died", "returncode": code}      (a builder's or runner's worker process)
-    {"event": "end", "stopped": why}                  (then the next job, if one comes)
+    {"event": "end", "stopped": why, "seconds": {part: s}}   (MetaSchedule's profiler; then the next job)
     {"event": "error", "message": ...}
 
 Everything MetaSchedule and TVM print goes to the work folder's tune.log instead. Being a
@@ -60,7 +60,7 @@ def main() -> int:
             sys.stderr.flush()
             emit("error", message=f"{type(exc).__name__}: {exc}".strip().rstrip(":"))
             return 1
-        emit("end", stopped=stopped)
+        emit("end", stopped=stopped, seconds=_seconds)
     return 0
 
 
@@ -100,12 +100,14 @@ def _say_dead_workers() -> None:
 def run(job: dict, work: Path, received: float) -> str:
     from tvm.s_tir import meta_schedule as ms
 
-    from hotdb.capture.profile import fuse, parse_target
+    from hotdb.capture.profile import fuse
+    from hotdb.capture.targets import parse_target
     from hotdb.capture.tune.intrinsics import import_intrinsics
     from hotdb.capture.tune.scheduler import Policy, TaskState, scheduler
 
     target = parse_target(job["target"])
-    builder = _builder(job["build_timeout_s"], target.kind.name)  # its workers start beside what follows
+    # its workers start beside what follows
+    builder = _builder(job["build_timeout_s"], target.kind.name, job.get("cc"))
     import_intrinsics(target.kind.name)
     loaded = _model(job["model"])
     extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)}
@@ -141,29 +143,46 @@ def run(job: dict, work: Path, received: float) -> str:
              best_us=state.best_s * 1e6 if state.best_s is not None else None, current_us=state.current_us,
              total_trials=sum(t.trials for t in policy.tasks), batch_s=policy.batch_s[-1] if policy.batch_s else None)
 
-    ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
-                  work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
-                  num_trials_per_iter=job["batch"], database=database, cost_model=cost_model,
-                  builder=builder,
-                  runner=ms.runner.LocalRunner(timeout_sec=job["run_timeout_s"]),
-                  task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i, name=policy.tasks[i].name),
-                                           on_join=joined))
+    with ms.Profiler() as profiler:  # where the time goes: bench/tune_fleet.py reads it
+        ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
+                      work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
+                      num_trials_per_iter=job["batch"], database=database, cost_model=cost_model,
+                      builder=builder, runner=_runner(job, work),
+                      task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i, name=policy.tasks[i].name),
+                                               on_join=joined))
     _save_cost_model(cost_model, job.get("cost_model"))
+    _seconds.clear()
+    _seconds.update({str(k): float(v) for k, v in profiler.get().items()})
     return policy.stopped or "trials spent"
+
+
+_seconds: dict = {}  # MetaSchedule's profile of the last job, said with its end
+
+
+def _runner(job: dict, work: Path):
+    """Where candidates are measured: here (LocalRunner), or on every device the job's
+    tracker key holds, at once (capture/tune/runner.py)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    if not job.get("rpc"):
+        return ms.runner.LocalRunner(timeout_sec=job["run_timeout_s"])
+    from hotdb.capture.tune.runner import DEVICE_LOG, rpc_runner
+
+    return rpc_runner(job["rpc"], len(job.get("devices") or [None]), job["run_timeout_s"], str(work / DEVICE_LOG))
 
 
 _models: dict = {}
 _kept: list = []  # the builder of the last job
 
 
-def _builder(timeout_s: float, target_kind: str):
+def _builder(timeout_s: float, target_kind: str, cc: str | None):
     """The builder, its workers kept for the rounds of a tune (capture/tune/builder.py)."""
     from hotdb.capture.tune.builder import BUILD_WORKERS, kept_builder
 
-    if _kept and (_kept[0].timeout_s, _kept[0].target_kind) != (timeout_s, target_kind):
+    if _kept and (_kept[0].timeout_s, _kept[0].target_kind, _kept[0].cc) != (timeout_s, target_kind, cc):
         _kept.pop().close()
     if not _kept:
-        _kept.append(kept_builder(BUILD_WORKERS, timeout_s, target_kind))
+        _kept.append(kept_builder(BUILD_WORKERS, timeout_s, target_kind, cc))
         _kept[0].start()
     return _kept[0]
 
