@@ -1,7 +1,12 @@
 """The anytime curve of tuning: end-to-end latency against tuning wall time.
 
 (a) MetaSchedule as a user runs it: every extracted task, its gradient task scheduler
-    with static weights (the extracted tasks' call counts), budget B trials;
+    with static weights (the extracted tasks' call counts), budget B trials; with
+    --stock, as its docs run it (tune_tasks' defaults: batches of 64, LocalBuilder,
+    LocalRunner), else batches of a few trials a task;
+(k) the same with hotdb's kept builder (capture/tune/builder.py): what MetaSchedule
+    gains from the builder alone, every task still tuned (the builder's share of hotdb's
+    lead, against (a); the selection's, (h) against (k));
 (h) hotdb tune, cold: a fresh database and no saved cost model; in rounds, each tuning
     the tasks that cover 90 % of the *current* profile under hotdb's task scheduler,
     then re-profiling; budget B trials;
@@ -16,9 +21,13 @@ afterwards every copy is applied and the model re-profiled (once per distinct se
 records): the latency a user would have had by stopping the tune then. (h)'s wall time
 includes its own re-profiles, as a user waits for them. Prints a table and writes bench/tune_rounds.png.
 
-    python bench/tune_rounds.py [MODEL] [--trials B] [--repeats N] [--every SECONDS] [--configs a,h,w]
+    python bench/tune_rounds.py [MODEL] [--trials B | --per-task T] [--stock] [--repeats N] [--every SECONDS]
+                                [--configs a,k,h,w]
 
-(--configs a,h leaves out (w) and the tune of --warm-from it starts from: ~20 minutes less.)
+(--configs a,h leaves out (k), (w) and the tune of --warm-from it starts from. --per-task 64
+sets B to 64 trials a task of the model, as users who tune give MetaSchedule: hours.)
+Where each configuration's time goes is MetaSchedule's own profile of it (ms.Profiler:
+building, running, the cost model, the search), and for (h) and (w) the re-profiles.
 """
 
 from __future__ import annotations
@@ -80,19 +89,27 @@ class Snapshots:
         self.taken.append((elapsed, folder))
 
 
-def tune_all(loaded, target, trials: int, work: Path) -> None:
-    """(a): every extracted task with MetaSchedule's static weights, its own scheduler. The
-    trials per scheduler iteration are hotdb's (a few per task), not MetaSchedule's default
-    of 64: with a budget of a few dozen trials over 19 tasks, 64 would give them all to the
-    first tasks."""
+def tune_all(loaded, target, trials: int, work: Path, *, stock: bool, kept: bool) -> dict[str, float]:
+    """(a) and (k): every extracted task with MetaSchedule's static weights, its own
+    scheduler; where the time went (MetaSchedule's profiler). Stock: tune_tasks' own
+    batches of 64 and LocalBuilder; else batches of a few trials a task (with a budget of a
+    few dozen trials over 19 tasks, 64 would give them all to the first tasks)."""
     from tvm.s_tir import meta_schedule as ms
+
+    from hotdb.capture.tune.builder import BUILD_WORKERS, kept_builder
 
     tasks = ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target)
     contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(tasks, str(work), num_threads="physical")
-    ms.tune_tasks(tasks=contexts, task_weights=weights, work_dir=str(work), max_trials_global=trials,
-                  max_trials_per_task=trials, num_trials_per_iter=driver.trials_per_round(trials, len(tasks), trials),
-                  builder=ms.builder.LocalBuilder(max_workers=2, timeout_sec=120),
-                  runner=ms.runner.LocalRunner(timeout_sec=60), cost_model="xgb")
+    options = {} if stock else {"num_trials_per_iter": driver.trials_per_round(trials, len(tasks), trials),
+                                "runner": ms.runner.LocalRunner(timeout_sec=60)}
+    if kept:
+        options["builder"] = kept_builder(BUILD_WORKERS, 120.0, target.kind.name)
+    elif not stock:
+        options["builder"] = ms.builder.LocalBuilder(max_workers=BUILD_WORKERS, timeout_sec=120)
+    with ms.Profiler() as profiler:
+        ms.tune_tasks(tasks=contexts, task_weights=weights, work_dir=str(work), max_trials_global=trials,
+                      max_trials_per_task=trials, cost_model="xgb", **options)
+    return {str(k): float(v) for k, v in profiler.get().items()}
 
 
 def latency_ms(loaded, target, folder: Path | None) -> float:
@@ -117,11 +134,12 @@ def at(curve: list[tuple[float, float]], t: float, untuned: float) -> float:
     return ([ms for s, ms in curve if s <= t] or [untuned])[-1]
 
 
-CONFIGS = ("(a) MetaSchedule, all tasks", "(h) hotdb, cold", "(w) hotdb, warm")
+CONFIGS = ("(a) MetaSchedule, all tasks", "(k) MetaSchedule, kept builder", "(h) hotdb, cold", "(w) hotdb, warm")
 
 
 def hotdb_tune(model: str, trials: int, work: Path, db_path: Path, cache: Path) -> list[dict]:
-    """`hotdb tune` as a user runs it, its baseline profile included: the rounds it made."""
+    """`hotdb tune` as a user runs it, its baseline profile included: the rounds it made
+    (each with its seconds, its batches' and MetaSchedule's profile of it)."""
     os.environ["HOTDB_CACHE_DIR"] = str(cache)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     db = Hotdb(db_path)
@@ -144,14 +162,20 @@ def main() -> None:
     parser.add_argument("model", nargs="?", default="resnet18")
     parser.add_argument("--warm-from", default="resnet34", help="the model (w) tuned first")
     parser.add_argument("--trials", type=int, default=32)
+    parser.add_argument("--per-task", type=int, help="B = this many trials a task of the model (64: as users tune)")
+    parser.add_argument("--stock", action="store_true", help="(a) with tune_tasks' defaults (batches of 64, LocalBuilder)")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--every", type=float, default=20.0, help="seconds between database copies")
     parser.add_argument("--plot", type=Path, default=Path(__file__).parent / "tune_rounds.png")
-    parser.add_argument("--configs", default="a,h,w", help="which of (a), (h), (w) to run; (a) always runs")
+    parser.add_argument("--configs", default="a,h,w", help="which of (a), (k), (h), (w) to run; (a) always runs")
     args = parser.parse_args()
     chosen = [name for name in CONFIGS if name[1] == "a" or name[1] in args.configs.split(",")]
     target = parse_target(None)
     loaded = load_model(args.model)
+    if args.per_task:
+        from tvm.s_tir import meta_schedule as ms
+
+        args.trials = args.per_task * len(ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target))
     root = Path(tempfile.mkdtemp(prefix="hotdb-rounds-"))
     untuned = statistics.median(latency_ms(loaded, target, None) for _ in range(3))
     print(f"model {args.model}, untuned end-to-end {untuned:,.1f} ms (median of 3 profiles), B = {args.trials}",
@@ -161,6 +185,7 @@ def main() -> None:
     profiled: dict[bytes, float] = {}  # records file digest -> latency
     curves: dict[str, list[list[tuple[float, float]]]] = {name: [] for name in chosen}
     walls: dict[str, list[float]] = {k: [] for k in curves}
+    spent: dict[str, list[dict[str, float]]] = {k: [] for k in curves}  # where each repeat's time went
     for repeat in range(args.repeats):
         for name in curves:
             tag = f"{name[1]}{repeat}"
@@ -172,14 +197,16 @@ def main() -> None:
             started = time.perf_counter()
             with open(root / f"{tag}.log", "w") as log, contextlib.redirect_stdout(log), \
                     Snapshots(work, root / tag / "snaps", args.every) as snaps:
-                if name.startswith("(a)"):
-                    tune_all(loaded, target, args.trials, work)
+                if name[1] in "ak":
+                    seconds = tune_all(loaded, target, args.trials, work, stock=args.stock, kept=name[1] == "k")
                 else:
                     rounds = hotdb_tune(args.model, args.trials, work, root / tag / "hotdb.duckdb", root / tag / "cache")
                     print(f"  {len(rounds)} rounds: " + "; ".join(
                         f"{len(r['tasks'])} tasks, {r['trials']} trials, {r['warm_records']} warm records, "
                         f"{r['seconds']:.0f} s" for r in rounds), file=sys.stderr, flush=True)
+                    seconds = _hotdb_seconds(rounds)
             walls[name].append(time.perf_counter() - started)
+            spent[name].append(seconds)
             curve = [(0.0, untuned)] + [(elapsed, snapshot_ms(loaded, target, folder, profiled))
                                         for elapsed, folder in snaps.taken]
             curves[name].append(curve)
@@ -187,6 +214,37 @@ def main() -> None:
                   ", ".join(f"{s:.0f} s {ms:,.1f} ms" for s, ms in curve), flush=True)
             shutil.rmtree(root / tag / "snaps", ignore_errors=True)
     report(curves, walls, untuned, args)
+    breakdown(spent, walls)
+
+
+def _hotdb_seconds(rounds: list[dict]) -> dict[str, float]:
+    """A hotdb tune's seconds by part: MetaSchedule's profile of each round's job, summed,
+    and the rounds' re-profiles and starts (a round's seconds less its batches')."""
+    out: dict[str, float] = {}
+    for r in rounds:
+        for part, value in (r.get("parts_s") or {}).items():
+            out[part] = out.get(part, 0.0) + value
+        out["re-profile and tuner start"] = out.get("re-profile and tuner start", 0.0) + r["seconds"] - r["batches_s"]
+    return out
+
+
+# MetaSchedule's profiler's names (ms.Profiler.get()), gathered: building, running, the
+# cost model's training and scores, the evolutionary search
+PARTS = {"build": ("SendToBuilder",), "run": ("SendToRunner", "JoinRunnerFutures"),
+         "cost model": ("UpdateCostModel", "PredictNormalizedScore"),
+         "search": ("EvoSearch/SampleInitPopulation", "EvoSearch/Evolve/Mutation", "EvoSearch/Evolve/Misc",
+                    "EvoSearch/Pick")}
+
+
+def breakdown(spent: dict[str, list[dict[str, float]]], walls: dict[str, list[float]]) -> None:
+    print("\n| configuration | wall (s) | build (s) | run (s) | cost model (s) | search (s) | re-profile, tuner start (s) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, repeats in spent.items():
+        for wall, seconds in zip(walls[name], repeats):
+            cells = [sum(v for k, v in seconds.items() if any(k.startswith(p) or k.endswith(p) for p in names))
+                     for names in PARTS.values()]
+            cells.append(seconds.get("re-profile and tuner start", 0.0))
+            print(f"| {name} | {wall:,.0f} | " + " | ".join(f"{c:,.0f}" for c in cells) + " |")
 
 
 NOISE = 0.05  # re-profiles of one build move 3-5 % here: a latency this much below untuned is an improvement
@@ -241,7 +299,7 @@ def plot(curves, goal_ms: float, args) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7.5, 4.4))
-    for name, colour in zip(curves, ("#1f77b4", "#d62728", "#2ca02c")):
+    for name, colour in zip(curves, ("#1f77b4", "#9467bd", "#d62728", "#2ca02c")):
         for i, curve in enumerate(curves[name]):
             xs, ys = zip(*curve)
             ax.step(xs, ys, where="post", color=colour, alpha=0.85, label=name if i == 0 else None, marker="o", ms=3)
