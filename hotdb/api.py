@@ -175,10 +175,10 @@ class Hotdb:
     @staticmethod
     def devices(tracker: str) -> Result:
         """The devices an RPC tracker (HOST:PORT) holds, a row per key: total, free,
-        pending, servers (hotdb/ops/devices.py). Reads no database."""
-        from hotdb.ops import devices
+        pending, servers (hotdb/ops/capture.py). Reads no database."""
+        from hotdb.ops import capture
 
-        return devices.devices(tracker)
+        return capture.devices(tracker)
 
     # -- lakes ------------------------------------------------------------------------------
     def lake_import(self, lake: str | Path) -> dict:

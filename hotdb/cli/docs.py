@@ -44,7 +44,7 @@ COMMAND_CODE = {
     "profile": "`hotdb/ops/capture.py`; capture: `hotdb/capture/profile.py`; remote devices: `hotdb/capture/remote.py`",
     "tune": "`hotdb/ops/tune.py`; MetaSchedule: `hotdb/capture/tune/driver.py`; `queries/commands/baseline_run.sql`, `tune_compare.sql`",
     "zoo": "`hotdb/capture/zoo.py`",
-    "devices": "`hotdb/ops/devices.py`; the tracker's protocol: `hotdb/capture/tracker.py`",
+    "devices": "`hotdb/ops/capture.py`: `devices`; the tracker's protocol: `hotdb/capture/tracker.py`",
     "example": "`hotdb/examples/` (the bundled build, written by `make_vgg16.py`)",
     "lake": "`hotdb/ops/lake.py` over `hotdb/store/lake.py`",
     "import": "`hotdb/ops/lake.py`: `lake_import` (`hotdb/store/lake_import.py`: `import_database`)",

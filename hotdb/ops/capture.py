@@ -1,10 +1,13 @@
 """Live capture: compile a model with apache-tvm, time every kernel call, extract its
-MetaSchedule tasks (hotdb/capture/profile.py), and store it all as one run."""
+MetaSchedule tasks (hotdb/capture/profile.py), and store it all as one run; and the devices
+an RPC tracker lends for it (hotdb/capture/tracker.py: TVM's tracker protocol, spoken
+without importing TVM; that reads no database)."""
 
 from __future__ import annotations
 
 from hotdb.errors import UsageError
 from hotdb.ops.common import busy_notes, capture_run, model_name_for, remote, store_capture, target_of
+from hotdb.result import Result
 from hotdb.store.database import Database
 
 
@@ -78,3 +81,15 @@ def _capture_alone(model: str, entry: str | None, target: str | None, repeat: in
 
     return capture_run(load_model(model, entry), parse_target(target), model=model, repeat=repeat, warmup=warmup,
                        rpc=where, cc=cc)
+
+
+def devices(tracker: str) -> Result:
+    """The devices of the tracker at `tracker` (HOST:PORT): one row a key, with its
+    registered, free and pending devices and their servers. A DeviceError, one line, where
+    nothing answers there as a tracker."""
+    from hotdb.capture.tracker import Tracker
+
+    with Tracker(tracker) as connection:
+        held = connection.devices()
+    return Result(["key", "total", "free", "pending", "servers"],
+                  [(d["key"], d["total"], d["free"], d["pending"], d["servers"]) for d in held], {"tracker": tracker})
