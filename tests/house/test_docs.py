@@ -11,6 +11,9 @@ import re
 import pytest
 from helpers import ROOT
 
+# docs/devices.md runs top to bottom as one test (its apt-get line: .ci/run installs the compiler)
+DEVICES = "tests/tune/test_tune_rpc.py::test_docs_devices_md_runs_as_written"
+
 # (page, the block's language and first line) -> the test that runs it, as path::function
 RUN_BY = {
     ("README.md", "sh", "pip install . && hotdb profile resnet18"): "tests/house/test_readme.py::test_the_main_job_prints_what_the_readme_shows",
@@ -22,6 +25,14 @@ RUN_BY = {
     ("docs/lake.md", "python", 'for table in ("runs", "node_calls", "node_signatures", "kernel_match_results"):'): "tests/store/test_lake_spark.py::test_spark_sql_coverage_over_the_lake_agrees_with_hotdb",
     ("docs/lake.md", "sql", "SELECT * FROM node_calls WHERE lake_commit IN (SELECT commit_id FROM _commits)"): "tests/store/test_lake.py::test_plain_duckdb_and_deltalake_read_the_lake_while_a_writer_adds_to_it",
     ("docs/lake.md", "sql spark-coverage", "WITH matches AS ("): "tests/store/test_lake.py::test_the_documented_coverage_query_over_the_plain_export_agrees_with_top",
+    ("docs/devices.md", "sh", "python -m tvm.exec.rpc_tracker --host 127.0.0.1 --port 9190 --port-end 9191 &"): DEVICES,
+    ("docs/devices.md", "sh", "hotdb devices --rpc 127.0.0.1:9190"): DEVICES,
+    ("docs/devices.md", "sh", "export HOTDB_RPC=127.0.0.1:9190 HOTDB_RPC_KEY=rasp4"): DEVICES,
+    ("docs/devices.md", "sh", "hotdb tune mlp --trials 8 --rounds 1"): DEVICES,
+    ("docs/devices.md", "sh", "apt-get install gcc-aarch64-linux-gnu"): DEVICES,
+    ("docs/devices.md", "sh", "hotdb profile mlp --target raspberry-pi/4b-aarch64"): DEVICES,
+    ("docs/devices.md", "sh", "python -m tvm.exec.rpc_server --tracker 127.0.0.1:9190 --key h100 --host 127.0.0.1 --port 9200 --port-end 9209 &"): DEVICES,
+    ("docs/devices.md", "sh", "export HOTDB_CC=$ANDROID_NDK_HOME/toolchains/llvm/prebuilt/linux-x86_64/bin/aarch64-linux-android28-clang++"): DEVICES,
     ("docs/contributing.md", "sh", "pip install -e '.[test]' && python -m pytest   # the whole suite (15-20 min; -m \"not slow\" skips TVM)"): ".ci/run",
 }
 RUNNABLE = ("python", "sh", "sql")

@@ -152,14 +152,15 @@ def test_a_device_killed_mid_tune_is_named_and_the_tune_goes_on(fleet, tmp_path)
     """One of the two devices killed once a first batch has landed: it is named once, the
     other measures the next batch; then Ctrl-C: the tune applies and re-profiles what it
     has on the device left, ends 0 with no traceback, and leaves no process of its own and
-    the device left free."""
+    the device left free. Every task of the model, so that the round has six batches and
+    the Ctrl-C lands mid-tune (one task's two would leave it to the re-profile)."""
     import psutil
 
     from hotdb import Hotdb
 
     db, err_path = tmp_path / "hotdb.duckdb", tmp_path / "stderr.txt"
     with err_path.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "60",
+        proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "100",
                                  "--trials", "60", "--rounds", "1", "--work-dir", str(tmp_path / "tune"),
                                  "--rpc", fleet.tracker, "--key", fleet.key, *BUSY], stdout=subprocess.PIPE,
                                 stderr=err, text=True, start_new_session=True, preexec_fn=_interruptible,
