@@ -46,8 +46,9 @@ from hotdb import limits
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.failpoints import failpoint
 from hotdb.resources import sql, sql_names
-from hotdb.store import delta, lake_lease
-from hotdb.store.connection import Store, empty_database
+from hotdb.store import delta
+from hotdb.store.connection import Store, empty_database, latest_schema_version
+from hotdb.store.lake_claims import LAKE_MODEL, LakeClaims
 
 # tables of the schema that hold no data of a model: the database's own bookkeeping
 _NOT_DATA = ("schema_migrations", "hotdb_meta", "family_compat")
@@ -94,15 +95,6 @@ def table_sql(table: str) -> str:
 
 def new_commit_id() -> int:
     return (int(time.time()) - _EPOCH) << 32 | secrets.randbits(32)
-
-
-def commit_started_at(commit_id: int) -> float:
-    """When a commit's writer drew its id (a Unix time, in whole seconds)."""
-    return _EPOCH + (commit_id >> 32)
-
-
-def commit_age_s(commit_id: int) -> float:
-    return time.time() - commit_started_at(commit_id)
 
 
 def _root(root: str | Path) -> str:
@@ -293,10 +285,25 @@ class Lake:
             pass
 
     def _ensure_log(self):
+        """The commit log at its latest version (made when missing), once this hotdb may
+        write to it: a lake a newer hotdb wrote (a newer schema) is refused, in one line;
+        a lake that has not seen this hotdb's schema version records it."""
         if self.local is not None:
             self.local.mkdir(parents=True, exist_ok=True)
         try:
-            return delta.ensure_commits(self.root)
+            mine = latest_schema_version()
+            log = delta.ensure_commits(self.root, new_commit_id(), LAKE_MODEL, [f"schema:{mine}"])
+            claims = self._lake_claims(log)
+            if claims.schema() > mine:
+                raise UsageError(f"{self.root}: written by a newer hotdb (schema {claims.schema()}; this one knows "
+                                 f"{mine}): upgrade hotdb to write to it (reads work as they are)")
+            if claims.schema() < mine:
+                try:
+                    delta.claim(log, new_commit_id(), LAKE_MODEL, [f"schema:{mine}"])
+                except delta.Conflict:
+                    pass  # recorded by the next writer
+                log = delta.open_table(self.uri(delta.COMMITS))
+            return log
         except OSError as exc:
             raise _write_error(self.root, exc) from None
 
@@ -330,10 +337,6 @@ class Lake:
         (a commit of its model landed since it read), after waiting a little."""
         seen = {commit for commit, _ in self._commit_rows(log)}
         while True:
-            retention_s = limits.lake_retention_s()
-            if retention_s and commit_age_s(commit_id) > retention_s / 2:
-                attempts.stalled("its attempt took longer than half of HOTDB_LAKE_RETENTION")
-                return False  # compaction may take its rows for a dead writer's: do it again
             try:
                 delta.claim(log, commit_id, model_id, claims)
                 failpoint("lake-committed")
@@ -343,95 +346,29 @@ class Lake:
                 new = [(commit, model) for commit, model in self._commit_rows(log) if commit not in seen]
                 seen.update(commit for commit, _ in new)
                 attempts.progress(len(new))
+                if commit_id in self._lake_claims(log).abandoned:
+                    return False  # a compaction took it for a dead writer's and deletes its rows: do it again
                 if any(model == model_id for _, model in new):
                     attempts.wait()
                     return False  # a commit of this model landed since: read again, decide again
 
     # -- maintenance --------------------------------------------------------------------
     def compact(self) -> dict:
-        """Each table's small files merged, the rows of commits that never landed deleted
-        (once older than HOTDB_LAKE_RETENTION), old files vacuumed; safe beside writers and
-        readers. One compaction at a time (lake_lease.py): another one finds the lake
-        leased and leaves it ({"busy": its owner})."""
-        self._writable()
-        retention_s = limits.lake_retention_s()
-        lease = self._lease(retention_s)
-        if isinstance(lease, str):
-            return {"busy": lease, "tables": 0, "files_removed": 0, "orphan_commits": 0}
-        try:
-            return self._compact_tables(retention_s)
-        finally:
-            self._commit_lake_claim(f"compacted:{lease}")
+        """Each table's small files merged, the rows of commits that will never land deleted,
+        old files vacuumed; safe beside writers, readers and other compactions, on any host
+        (lake_compact.py). Another one holding the lease leaves it: {"busy": its owner}."""
+        from hotdb.store import lake_compact
 
-    def _lake_claims(self, log) -> list[tuple[str, float]]:
-        """The lake's own claims (compaction leases), each with its age in seconds."""
+        return lake_compact.compact(self, limits.lake_retention_setting())
+
+    def _lake_claims(self, log) -> LakeClaims:
+        """The lake's own claims (lake_claims.py) at the log's version."""
         with duckdb.connect() as con:
             source = None if log is None else self._source(con, "commits", log, native=True)
             if source is None:
-                return []
-            rows = con.execute(f"SELECT claim, epoch(committed_at) FROM {source} WHERE model_id = $m",
-                               {"m": lake_lease.LAKE_MODEL}).fetchall()
-        return [(claim, time.time() - at) for claim, at in rows]
-
-    def _lease(self, retention_s: float) -> int | str:
-        """The number of the lease this compaction took, or the owner of the one running."""
-        with Attempts(self.root) as attempts:
-            while True:
-                log = delta.open_table(self.uri(delta.COMMITS))
-                if log is None:
-                    raise UsageError(f"no lake at {self.root}")
-                claims = self._lake_claims(log)
-                owner = lake_lease.holder(claims, retention_s / 2)
-                if owner is not None:
-                    return owner
-                number = lake_lease.next_lease(claims)
-                try:
-                    delta.claim(log, new_commit_id(), lake_lease.LAKE_MODEL, [f"compact:{number} {lake_lease.this_owner()}"])
-                    return number
-                except delta.Conflict:  # another commit landed since: look again
-                    attempts.progress(1)
-                    attempts.wait()
-
-    def _commit_lake_claim(self, claim: str) -> None:
-        with Attempts(self.root) as attempts:
-            while True:
-                try:
-                    delta.claim(delta.open_table(self.uri(delta.COMMITS)), new_commit_id(), lake_lease.LAKE_MODEL, [claim])
-                    return
-                except delta.Conflict:
-                    attempts.progress(1)
-                    attempts.wait()
-
-    def _compact_tables(self, retention_s: float) -> dict:
-        # commits that started before `read_at` less the retention and had not landed by
-        # then never will (a writer gives up an attempt older than half of it)
-        read_at = time.time()
-        committed = {commit for commit, _ in self._commit_rows(delta.open_table(self.uri(delta.COMMITS)))}
-        counts = {"tables": 0, "files_removed": 0, "orphan_commits": 0}
-        for table in tables():
-            orphans = self._orphans(table, committed, read_at - retention_s)
-            failpoint("compact-table")
-            # ids are integers this function read from the table: the only values in the predicate
-            predicate = f"lake_commit IN ({', '.join(str(int(c)) for c in orphans)})" if orphans else None
-            done = delta.compact(self.uri(table), retention_s, predicate)
-            counts["tables"] += 1
-            counts["files_removed"] += done["files_removed"]
-            counts["orphan_commits"] += len(orphans)
-        delta.compact(self.uri(delta.COMMITS), retention_s)
-        return counts
-
-    def _orphans(self, table: str, committed: set[int], started_before: float) -> list[int]:
-        """Commit ids with rows in `table` that had not landed when the log was read and
-        had started before `started_before` (a time): too old to land still."""
-        data = delta.open_table(self.uri(table))
-        if data is None:
-            return []
-        with duckdb.connect() as con:
-            source = self._source(con, table, data, native=True)
-            if source is None:
-                return []
-            ids = [r[0] for r in con.execute(f"SELECT DISTINCT lake_commit FROM {source}").fetchall()]
-        return sorted(c for c in ids if c not in committed and commit_started_at(c) < started_before)
+                return LakeClaims()
+            rows = con.execute(f"SELECT claim FROM {source} WHERE model_id = $m", {"m": LAKE_MODEL}).fetchall()
+        return LakeClaims.parse([r[0] for r in rows])
 
     def export_parquet(self, folder: Path) -> dict:
         """The committed rows as plain Parquet, one folder per table (FOLDER/<table>/
@@ -476,10 +413,6 @@ class Attempts:
     def wait(self) -> None:
         time.sleep(self.delay + secrets.randbelow(50) / 1000)  # writers that wake together do not collide again
         self.delay = min(self.delay * 1.5, 0.5)
-
-    def stalled(self, why: str) -> None:
-        if time.monotonic() > self.deadline:
-            raise DatabaseError(f"{self.root}: could not commit: {why}")
 
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict, commit_id: int):
