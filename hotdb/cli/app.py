@@ -46,6 +46,8 @@ ShareOfOption = Annotated[ShareOf, typer.Option(
 FormatOption = Annotated[OutputFormat, typer.Option(
     "--format", "-f", help="table for people; json, jsonl (one object a line) or csv: standard output holds only the data.")]
 RunOption = Annotated[Optional[str], typer.Option("--run", help="Run label (default: the latest run).")]
+ForceOption = Annotated[bool, typer.Option("--force", help="Replace an existing file hotdb did not write (never the "
+                                                      "database or a lake).")]
 ModelOption = Annotated[Optional[str], typer.Option("--model", help="Model name (its latest run).")]
 
 
@@ -86,6 +88,13 @@ def _api():
     from hotdb.api import Hotdb
 
     return Hotdb(_state["db"], lake=_state["lake"], as_of=_state["as_of"])
+
+
+def _inputs() -> tuple:
+    """What a command reads, which no output may replace: the database file, the lake."""
+    from hotdb.store.connection import default_path
+
+    return (_state["db"] or default_path(), _state["lake"])
 
 
 def _render(result, fmt: OutputFormat, view=None) -> None:
@@ -164,6 +173,7 @@ def export(
     log: Annotated[Optional[Path], typer.Option("--log", help="Filter this tuning log instead of the ingested records.")] = None,
     all_models: Annotated[bool, typer.Option("--all-models", help="Select over the latest run of every model (see top --all-models).")] = False,
     share_of: ShareOfOption = ShareOf.tunable,
+    force: ForceOption = False,
 ) -> None:
     """Export the tasks that cover most of a run's time, in a tuner's own format."""
     from hotdb.cli import render, words
@@ -173,7 +183,7 @@ def export(
     if output is None:
         sys.stdout.write(result.text)
     else:
-        write_export(output, result.text, result.files)
+        write_export(output, result.text, result.files, protected=_inputs(), force=force)
         render.info(f"wrote {output}")
     for note in words.export_notes(result.facts):
         render.note(note)
@@ -240,6 +250,7 @@ def report(
     runs: Annotated[Optional[list[str]], typer.Argument(help="Runs to report on (default: the latest); two or more add a comparison of the first and last and a history.")] = None,
     html_path: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML page here.")] = None,
     md_path: Annotated[Optional[Path], typer.Option("--md", help="Write Markdown (for pull-request comments) here.")] = None,
+    force: ForceOption = False,
 ) -> None:
     """Write a report with the coverage chart, top tasks, comparison and history."""
     from hotdb.cli import render
@@ -249,10 +260,10 @@ def report(
         raise typer.BadParameter("give --html PATH and/or --md PATH")
     data = reports.collect(_api(), list(runs or []))
     if html_path is not None:
-        write_whole(html_path, reports.to_html(data))
+        write_whole(html_path, reports.to_html(data), protected=_inputs(), force=force)
         render.info(f"wrote {html_path}")
     if md_path is not None:
-        write_whole(md_path, reports.to_markdown(data))
+        write_whole(md_path, reports.to_markdown(data), protected=_inputs(), force=force)
         render.info(f"wrote {md_path}")
 
 
