@@ -84,6 +84,7 @@ def append(uri: str, rows) -> None:
     from deltalake import CommitProperties, write_deltalake
     from deltalake.exceptions import CommitFailedError, DeltaError
 
+    failpoint("delta-append")
     for attempt in range(3):
         try:
             # many writers append at once: delta-rs's default 15 retries ran out under 6
@@ -130,6 +131,7 @@ def claim(snapshot, commit_id: int, model_id: int, claims: list[str]) -> int:
 
     rows = _claim_rows(commit_id, model_id, claims)
     keys = rows.column("claim").to_pylist()
+    failpoint("delta-claim")
     try:
         metrics = (snapshot.merge(rows, predicate=_CLAIM_KEY, source_alias="s", target_alias="t")
                    .when_not_matched_insert_all().execute())
@@ -169,23 +171,23 @@ def files_by_commit(table) -> list[tuple[str, int, set[int]]]:
     return out
 
 
-def rewrite(uri: str, token: int, drop: set[int]) -> int:
+def rewrite(uri: str, token: int, drop: set[int], table=None, files=None) -> int:
     """Merge the table's small files into one, leaving out the rows of the commits in
     `drop`, as a commit that carries `token` (transaction COMPACTION_APP) and removes, as
     data changes, exactly the files it read: Delta then refuses it when another rewrite
     removed one of them since (measured: deltalake 1.6 lets two OPTIMIZE commits from one
     snapshot through, doubling rows; two such rewrites, the second is refused), while
     appends that land meanwhile are kept. Superseded when a higher token rewrote the
-    table; the files removed."""
+    table. `table` and its `files_by_commit`, when the caller read them; the files removed."""
     from deltalake.exceptions import CommitFailedError
 
     for attempt in range(10):
-        table = open_table(uri)
+        table = table if table is not None else open_table(uri)
         if table is None:
             return 0
         if (table.transaction_version(COMPACTION_APP) or 0) > token:
             raise Superseded(f"{uri}: rewritten by a newer compaction")
-        files = files_by_commit(table)
+        files = files if files is not None else files_by_commit(table)
         small = [ids for _, size, ids in files if size < SMALL_FILE_BYTES]
         present = set().union(*(ids for _, _, ids in files))
         dropping = drop & present
@@ -199,6 +201,7 @@ def rewrite(uri: str, token: int, drop: set[int]) -> int:
         except CommitFailedError:
             if attempt == 9:
                 raise
+            table = files = None  # another rewrite landed: read the table again
     return 0
 
 
@@ -219,19 +222,21 @@ def _overwrite(table, replace: set[int], drop: set[int], token: int) -> None:
                                                        max_commit_retries=1000))
 
 
-def vacuum(uri: str, retention_s: float) -> None:
+def vacuum(uri: str, retention_s: float, checkpoint: bool) -> None:
     """Files no version of the last `retention_s` needs removed (vacuum, which counts whole
     hours: rounded up; the files removed by rewrites alone, never a file no commit names),
-    and a checkpoint so that readers replay a short log."""
+    and (`checkpoint`, after a rewrite) a checkpoint so that readers replay a short log."""
     from deltalake.exceptions import CommitFailedError
 
     table = open_table(uri)
     if table is None:
         return
+    failpoint("delta-vacuum")
     try:
         table.vacuum(retention_hours=math.ceil(retention_s / 3600), enforce_retention_duration=False, dry_run=False)
-        table.create_checkpoint()
-        table.cleanup_metadata()
+        if checkpoint:
+            table.create_checkpoint()
+            table.cleanup_metadata()
     except CommitFailedError:
         pass  # another compaction's commit landed meanwhile: the table is left to it
 

@@ -20,9 +20,9 @@ committed before it began (compaction rewrites files, not rows). `--as-of` reads
 commit log at an older version or time.
 
 Rows of a commit that never landed (a killed writer, a lost race) are invisible;
-`lake compact` deletes them once older than HOTDB_LAKE_RETENTION (a writer gives up an
-attempt older than half of it), merges small files, and vacuums what no version since
-then needs. Commit ids start with their time in seconds, which says their age.
+`lake compact` (lake_compact.py) deletes them once the commit log says they never will
+(abandoned, decided like every claim: no clock, no process id), merges small files, and
+vacuums what no version of the lake's retention needs.
 
 Ids are BIGINT drawn from a random 2^24-wide range per ingest (model ids from a hash
 of the name), so writers never need to agree on a sequence. The lake holds the tables
@@ -161,9 +161,9 @@ class Lake:
         except (FileNotFoundError, duckdb.IOException):
             if self.as_of is not None:
                 raise UsageError(f"--as-of {self.as_of}: `lake compact` has vacuumed that version's files (a lake keeps "
-                                 "the versions of the last HOTDB_LAKE_RETENTION seconds)") from None
-            raise DatabaseError(f"{self.root}: a compaction removed files while they were read (its "
-                                "HOTDB_LAKE_RETENTION is shorter than this read took): read again") from None
+                                 "the versions of its retention, HOTDB_LAKE_RETENTION)") from None
+            raise DatabaseError(f"{self.root}: a compaction removed files while they were read (the lake's "
+                                "retention is shorter than this read took): read again") from None
 
     def _log(self):
         """The commit log, at --as-of when given."""
@@ -217,6 +217,7 @@ class Lake:
         store = Store(template, create=False, read_only=True) if template else Store(":memory:")
         try:
             commits = [commit for commit, _ in self._commit_rows(self._log())]
+            failpoint("lake-read-log")  # the log read, the tables not yet
             # the file's own catalog: `main.x` alone would name the temporary view being made
             catalog = store.con.execute("SELECT current_database()").fetchall()[0][0].replace('"', '""')
             for table, rows in self._views(store.con, commits, native=external_access).items():
@@ -363,12 +364,12 @@ class Lake:
 
     def _lake_claims(self, log) -> LakeClaims:
         """The lake's own claims (lake_claims.py) at the log's version."""
-        with duckdb.connect() as con:
-            source = None if log is None else self._source(con, "commits", log, native=True)
-            if source is None:
-                return LakeClaims()
-            rows = con.execute(f"SELECT claim FROM {source} WHERE model_id = $m", {"m": LAKE_MODEL}).fetchall()
-        return LakeClaims.parse([r[0] for r in rows])
+        import pyarrow.compute as pc
+
+        if log is None:
+            return LakeClaims()
+        rows = delta.dataset(log).to_table(columns=["claim"], filter=pc.field("model_id") == LAKE_MODEL)
+        return LakeClaims.parse(rows.column("claim").to_pylist())
 
     def export_parquet(self, folder: Path) -> dict:
         """The committed rows as plain Parquet, one folder per table (FOLDER/<table>/

@@ -123,20 +123,21 @@ def _check_lease(claims: LakeClaims, lease: Lease) -> None:
 
 
 def _compact_tables(lake: Lake, lease: Lease) -> dict:
-    present = {}
-    for table in tables():
+    read = {}
+    for table in tables():  # each table read once: the commits it holds rows of, file by file
         data = delta.open_table(lake.uri(table))
-        present[table] = set().union(*(ids for _, _, ids in delta.files_by_commit(data))) if data else set()
-    drop = _sweep(lake, lease, set().union(*present.values()))
-    counts = {"tables": 0, "files_removed": 0, "orphan_commits": len(drop & set().union(*present.values()))}
-    for table in tables():
-        _check_lease(lake._lake_claims(delta.open_table(lake.uri(delta.COMMITS))), lease)
+        read[table] = (data, delta.files_by_commit(data) if data is not None else [])
+    present = {c for _, files in read.values() for _, _, ids in files for c in ids}
+    drop = _sweep(lake, lease, present)
+    counts = {"tables": 0, "files_removed": 0, "orphan_commits": len(drop & present)}
+    for table, (data, files) in read.items():
         failpoint("compact-table")
-        counts["files_removed"] += delta.rewrite(lake.uri(table), lease.token, drop)
-        delta.vacuum(lake.uri(table), lease.retention_s)
+        removed = delta.rewrite(lake.uri(table), lease.token, drop, data, files)
+        delta.vacuum(lake.uri(table), lease.retention_s, checkpoint=bool(removed))
+        counts["files_removed"] += removed
         counts["tables"] += 1
-    delta.rewrite(lake.uri(delta.COMMITS), lease.token, set())
-    delta.vacuum(lake.uri(delta.COMMITS), lease.retention_s)
+    removed = delta.rewrite(lake.uri(delta.COMMITS), lease.token, set())
+    delta.vacuum(lake.uri(delta.COMMITS), lease.retention_s, checkpoint=bool(removed))
     return counts
 
 

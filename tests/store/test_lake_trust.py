@@ -187,9 +187,9 @@ def test_a_compaction_never_deletes_an_ingest_still_landing(tmp_path, lake, comp
 def test_a_dead_holder_with_a_clock_a_year_ahead_blocks_compaction_only_for_its_lease(lake):
     """Case 4: a lease claim another host wrote, its clock a year ahead, its process gone:
     after the lease's length by the lake's own clock (half of 2 s), the next compaction runs."""
-    import pyarrow as pa
     from datetime import datetime, timedelta, timezone
 
+    import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
     env = {**os.environ, "HOTDB_LAKE_RETENTION": "2"}
