@@ -313,10 +313,10 @@ def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and v
                                      "(default: HOTDB_MEMORY_LIMIT, else 384MiB).")] = None,
         fmt: FormatOption = OutputFormat.table) -> None:
     """Run one read-only query on the database or lake: no writes, files, attaches or extensions."""
-    from hotdb.cli import words
+    from hotdb.cli import render, words
 
-    result = _api().sql(query, timeout_s=timeout, memory_limit=memory_limit)
-    _render(result, fmt, words.sql(result))
+    with _api().sql_batches(query, timeout_s=timeout, memory_limit=memory_limit) as (columns, batches):
+        render.streamed(columns, batches, fmt.value, words.sql)
 
 
 @app.command()

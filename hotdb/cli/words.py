@@ -282,6 +282,11 @@ def titled(title: str):
 
 runs = titled("runs")
 models = titled("models")
-sql = titled("sql")
+def sql(result) -> View:
+    more = result.facts.get("more_rows", 0)
+    notes = [f"{more:,} more rows not shown: -f csv, jsonl or json write every row"] if more else []
+    return View("sql", notes=notes)
+
+
 formats = titled("formats, in detection order")
 zoo = titled("built-in models")
