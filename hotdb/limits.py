@@ -44,6 +44,7 @@ from pathlib import Path
 from hotdb.errors import UsageError
 
 MiB = 2**20
+SIZE_MAXIMUM = 2**50  # 1 PiB: DuckDB refuses a larger memory limit in a traceback of its own
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KIB|MB|MIB|GB|GIB|TB|TIB)?\s*$", re.I)
 _UNITS = {"B": 1, "KB": 1e3, "KIB": 2**10, "MB": 1e6, "MIB": 2**20, "GB": 1e9, "GIB": 2**30, "TB": 1e12, "TIB": 2**40}
 
@@ -59,7 +60,7 @@ def _number(name: str, default: float, minimum: float, what: str, maximum: float
     if not math.isfinite(value) or value < minimum:
         raise UsageError(f"{name}={raw!r}: expected {what} of at least {minimum:g}")
     if value > maximum:
-        raise UsageError(f"{name}={raw!r}: expected {what} of at most {maximum:g}")
+        raise UsageError(f"{name}={raw!r}: expected {what} of at most {maximum:.0f}")
     return value
 
 
@@ -68,9 +69,9 @@ def size(raw: str, minimum: int) -> int:
     when it is none, or below `minimum` (for an option as for a variable)."""
     match = _SIZE.match(raw)
     value = float(match.group(1)) * _UNITS[(match.group(2) or "B").upper()] if match else None
-    if value is None or value < minimum:
+    if value is None or value < minimum or value > SIZE_MAXIMUM:
         least = f"{minimum // MiB} MiB" if minimum >= MiB else f"{minimum} bytes"
-        raise ValueError(f"expected a size such as 512MB or 1GiB, at least {least}")
+        raise ValueError(f"expected a size such as 512MB or 1GiB, at least {least} and at most 1 PiB")
     return int(value)
 
 
@@ -115,12 +116,13 @@ def lake_auto_compact_files() -> int:
 
 
 SQL_TIMEOUT_MINIMUM = 0.1
+SQL_TIMEOUT_MAXIMUM = 30 * 86400.0  # a month: a timer cannot wait much longer (threading.TIMEOUT_MAX)
 
 
 def sql_timeout_s() -> float:
     """How long `hotdb sql` lets one query run: a query over what hotdb stores ends in
     seconds; one that runs for minutes is a cross join or a runaway string_agg."""
-    return _number("HOTDB_SQL_TIMEOUT", 300.0, SQL_TIMEOUT_MINIMUM, "a number of seconds")
+    return _number("HOTDB_SQL_TIMEOUT", 300.0, SQL_TIMEOUT_MINIMUM, "a number of seconds", SQL_TIMEOUT_MAXIMUM)
 
 
 def stream_bytes() -> int:

@@ -457,10 +457,11 @@ def lake_import(lake: LakeDir = None) -> None:
 @lake_app.command("compact")
 def lake_compact(lake: LakeDir = None) -> None:
     """Merge small files, delete what unfinished writers left, vacuum; safe while others read and write."""
+    from hotdb.api import Hotdb
     from hotdb.cli import render, words
 
     lake = _lake_dir(lake)
-    render.info(words.lake_compacted(_api().lake_compact(lake), lake))
+    render.info(words.lake_compacted(Hotdb(_state["db"], lake=lake, as_of=_state["as_of"]).lake_compact(lake), lake))
 
 
 @lake_app.command("export")
@@ -470,11 +471,12 @@ def lake_export(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Write the lake's rows as plain Parquet (DIR/<table>/data.parquet) for engines without Delta."""
+    from hotdb.api import Hotdb
     from hotdb.cli import words
     from hotdb.result import Result
 
     lake = _lake_dir(lake)
-    counts = _api().lake_export_parquet(lake, parquet)
+    counts = Hotdb(_state["db"], lake=lake, as_of=_state["as_of"]).lake_export_parquet(lake, parquet)
     _render(Result(["table", "rows"], sorted(counts.items())), fmt, words.View(f"tables written to {parquet}"))
 
 
@@ -536,12 +538,13 @@ def invoke() -> None:
         render.error(words.error(exc))
         sys.exit(exc.exit_code)  # the one map from errors to exit codes: hotdb/errors.py
     except (typer.Abort, KeyboardInterrupt):
-        # Ctrl-C: what was done is kept (an ingest lands whole or not at all, a tune keeps
-        # every batch measured); a traceback would only hide that
-        from hotdb.cli import render
+        _interrupted()
+    except RuntimeError as exc:
+        from hotdb.ingest.pipeline import interrupted
 
-        render.error("interrupted")
-        sys.exit(130)
+        if not interrupted(exc) or _state["debug"]:
+            raise
+        _interrupted()
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:  # usage errors carry their own exit code and message
@@ -559,6 +562,18 @@ def invoke() -> None:
         sys.exit(1)
 
 
+def _interrupted() -> None:
+    """Ctrl-C: what was done is kept (an ingest lands whole or not at all, a tune keeps every
+    batch measured); said in plain text first (a second Ctrl-C while Rich loads would
+    leave the exit silent), never a traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr.write("error: interrupted\n")
+    sys.stderr.flush()
+    sys.exit(130)
+
+
 def _environment_error(exc: Exception) -> str | None:
     """One line for what the machine, not hotdb, refused: a file or folder that cannot be
     written or read (missing, a directory, read-only, a full disk), a database file that
@@ -567,10 +582,13 @@ def _environment_error(exc: Exception) -> str | None:
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
-    if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb") and type(exc).__name__ in (
-            "IOException", "SerializationException", "InternalException", "FatalException"):
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    duck = type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+    if duck and (type(exc).__name__ in ("IOException", "SerializationException", "InternalException", "FatalException")
+                 or first.startswith("Corrupt database file")):
         return f"the database could not be read or written: {first}"
+    if (duck and "parquet" in first.lower()) or type(exc).__module__ == "pyarrow.lib":
+        return f"a file of the lake could not be read (damaged or truncated): {first}"
     if any(kind.__name__ == "DeltaError" for kind in type(exc).__mro__):  # deltalake's, whatever module it names
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"the lake could not be read or written: {first}"

@@ -30,7 +30,7 @@ NON_NEGATIVE = checked(0, what="a number")
 POSITIVE = checked(0, low_open=True, what="a number")
 COUNT = checked(1, what="a whole number")
 ZERO_OR_MORE = checked(0, what="a whole number")
-SQL_SECONDS = checked(limits.SQL_TIMEOUT_MINIMUM, what="a number of seconds")
+SQL_SECONDS = checked(limits.SQL_TIMEOUT_MINIMUM, limits.SQL_TIMEOUT_MAXIMUM, what="a number of seconds")
 
 
 def memory_size(text: str | None) -> int | None:

@@ -88,6 +88,11 @@ def _unrendered(source: Source) -> tuple[Source, str | None]:
                    part=source.part, line_origin=origin), undone.note(source.name))
 
 
+def interrupted(exc: BaseException) -> bool:
+    """Ctrl-C as DuckDB reports it: a SIGINT during a query ends it with "Query interrupted"."""
+    return type(exc).__name__ in ("InterruptException", "RuntimeError") and "interrupted" in str(exc).lower()
+
+
 def _parse(source: Source, ingestor: Reader) -> Item:
     try:
         parsed = ingestor.parse(source)
@@ -98,6 +103,8 @@ def _parse(source: Source, ingestor: Reader) -> Item:
     except HotdbError:
         raise
     except Exception as exc:  # a parser bug must not cost the user a traceback (--debug shows it)
+        if interrupted(exc):
+            raise KeyboardInterrupt from None  # Ctrl-C, which DuckDB reports as its own error
         raise ParseError(source.path, None, f"could not be read as {ingestor.name}: {type(exc).__name__}: {exc} "
                                             f"(if the file is valid, this is a hotdb bug)") from exc
     parsed.warnings = summarise([_file_lines(source, warning) for warning in parsed.warnings])

@@ -114,9 +114,10 @@ def _literal(text: str) -> str:
 
 
 def _seconds(value: float) -> float:
-    if not isinstance(value, (int, float)) or not math.isfinite(value) or value < limits.SQL_TIMEOUT_MINIMUM:
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or not (
+            limits.SQL_TIMEOUT_MINIMUM <= value <= limits.SQL_TIMEOUT_MAXIMUM):
         raise BadArgument(f"timeout_s={value!r}: expected a number of seconds of at least "
-                          f"{limits.SQL_TIMEOUT_MINIMUM:g}")
+                          f"{limits.SQL_TIMEOUT_MINIMUM:g} and at most {limits.SQL_TIMEOUT_MAXIMUM:g}")
     return float(value)
 
 

@@ -53,6 +53,28 @@ def is_remote(root: str) -> bool:
     return "://" in root and not root.startswith("file://")
 
 
+# where AWS's credential chain finds credentials without asking the network
+_AWS_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+                    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
+
+
+def check_credentials(uri: str) -> None:
+    """An s3:// lake with no credentials in the environment is refused in one line: the
+    default chain would ask the cloud's instance-metadata address for them (a laptop's run
+    reaching out unasked). AWS_EC2_METADATA_DISABLED=false asks for that lookup."""
+    if not uri.startswith(("s3://", "s3a://")) or any(os.environ.get(name) for name in _AWS_CREDENTIALS):
+        return
+    if os.environ.get("AWS_EC2_METADATA_DISABLED", "").lower() == "false":
+        return
+    raise CredentialsMissing(f"{uri}: no AWS credentials in the environment: set AWS_ACCESS_KEY_ID and "
+                             "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE); on a cloud machine whose role gives them, "
+                             "AWS_EC2_METADATA_DISABLED=false lets hotdb ask the instance metadata")
+
+
+class CredentialsMissing(Exception):
+    """An object store's lake without credentials to reach it."""
+
+
 def _options() -> dict | None:
     """Storage options for an object store: delta-rs reads the rest from the environment.
     Its commits are exclusive on S3 by conditional writes (If-None-Match), which S3,

@@ -55,6 +55,7 @@ _NOT_DATA = ("schema_migrations", "hotdb_meta", "family_compat")
 # the columns that tie a row to an ingest, most specific first
 _KEYS = ("ingest_id", "run_id", "source_id", "model_id")
 ID_RANGE_BITS = 24
+_NOT_IN_PATHS = "%[]^|\\"  # characters delta-rs cannot take in a local path
 _EPOCH = 1577836800  # 2020-01-01: commit ids are (seconds since) << 32 | random
 # the rows of a table that an ingest wrote, by the table's key column (queries/lake/rows_*.sql)
 _ROWS = {"ingest_id": "rows_ingest_id", "run_id": "rows_run_id", "source_id": "rows_source_id",
@@ -104,12 +105,21 @@ def _root(root: str | Path) -> str:
 
 class Lake:
     def __init__(self, root: str | Path, as_of: str | None = None):
+        if not str(root).strip():
+            raise UsageError("the lake is an empty name: give a folder or a URI (--lake would make the current "
+                             "folder a lake)")
         self.root = _root(root)
         self.as_of = as_of
-        if self.local is not None and "%" in self.root:
-            # delta-rs decodes a local path as a URI ("a%20b" becomes "a b"), even given as one
-            raise UsageError(f"{self.root}: a lake's folder may not have '%' in its path (delta-rs would read "
-                             "another folder); choose another")
+        try:
+            delta.check_credentials(self.root)
+        except delta.CredentialsMissing as exc:
+            raise UsageError(str(exc)) from None
+        odd = sorted(set(self.root) & set(_NOT_IN_PATHS)) if self.local is not None else []
+        if odd:
+            # delta-rs reads a local path as a URI: '%' is decoded ("a%20b" becomes "a b") and
+            # the others make it panic after it made half a lake (measured, deltalake 1.6)
+            raise UsageError(f"{self.root}: a lake's folder may not have {' '.join(map(repr, odd))} in its path "
+                             "(delta-rs reads a path as a URI); choose another")
 
     @property
     def local(self) -> Path | None:
@@ -158,7 +168,9 @@ class Lake:
             with duckdb.connect() as con:
                 source = self._source(con, "commits", log, native=True)
                 return [] if source is None else con.execute(f"SELECT DISTINCT commit_id, model_id FROM {source}").fetchall()
-        except (FileNotFoundError, duckdb.IOException):
+        except (FileNotFoundError, duckdb.IOException, duckdb.InvalidInputException) as exc:
+            if isinstance(exc, duckdb.InvalidInputException) and "not found" not in str(exc).lower():
+                raise  # a damaged file, not a missing one (said as such by the command line)
             if self.as_of is not None:
                 raise UsageError(f"--as-of {self.as_of}: `lake compact` has vacuumed that version's files (a lake keeps "
                                  "the versions of its retention, HOTDB_LAKE_RETENTION)") from None
@@ -170,7 +182,7 @@ class Lake:
         log = delta.open_table(self.uri(delta.COMMITS))
         if self.as_of is None or log is None:
             return log
-        if self.as_of.isdigit():
+        if self.as_of.isascii() and self.as_of.isdigit():  # not '²', which isdigit() takes
             if int(self.as_of) > log.version():
                 raise UsageError(f"--as-of {self.as_of}: the lake's commit log has versions 0 to {log.version()}")
             return delta.open_table(self.uri(delta.COMMITS), int(self.as_of))
@@ -252,6 +264,8 @@ class Lake:
         from hotdb.store.loader import load
 
         self._writable()
+        # a bad value is said before the commit, not after it landed (exit 1 for a stored ingest)
+        limits.lake_auto_compact_files(), limits.lake_retention_setting()
         model_level = any(parsed.role != "profile" for _, _, parsed in items)
         with Attempts(self.root) as attempts:
             while True:
@@ -376,6 +390,11 @@ class Lake:
         data.parquet), for engines without Delta; written aside, then renamed into place."""
         if folder.exists() and any(folder.iterdir()):
             raise UsageError(f"{folder} exists and is not empty: give a new folder")
+        real = folder.resolve()
+        for above in [real, *real.parents]:
+            # inside a lake, a folder such as model=x would make it read as hotdb 0.2's layout
+            if (self.local is not None and above == self.local.resolve()) or (above / delta.COMMITS).is_dir():
+                raise UsageError(f"{folder}: is inside a lake ({above}): give a folder outside it")
         staging = folder.parent / f".{folder.name}.{secrets.token_hex(6)}"
         counts = {}
         with self.reader() as store:
