@@ -528,6 +528,8 @@ def invoke() -> None:
         # click returns, not raises, a command's exit code with standalone_mode=False
         args = hoisted(sys.argv[1:])
         code = narrowed(app, args)(args=args, prog_name="hotdb", standalone_mode=False)
+        if code == 130:  # typer's answer to Ctrl-C, returned without a word
+            _interrupted()
         if isinstance(code, int) and code:
             sys.exit(code)
     except HotdbError as exc:
@@ -539,14 +541,14 @@ def invoke() -> None:
         sys.exit(exc.exit_code)  # the one map from errors to exit codes: hotdb/errors.py
     except (typer.Abort, KeyboardInterrupt):
         _interrupted()
+    except typer.Exit as exc:  # (a RuntimeError: before the clause below)
+        sys.exit(exc.exit_code)
     except RuntimeError as exc:
         from hotdb.ingest.pipeline import interrupted
 
         if not interrupted(exc) or _state["debug"]:
             raise
         _interrupted()
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
     except Exception as exc:  # usage errors carry their own exit code and message
         show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         # typer >= 0.29 vendors click (typer._click): match the interface, not a class
