@@ -581,7 +581,7 @@ def _environment_error(exc: Exception) -> str | None:
     written or read (missing, a directory, read-only, a full disk), a database file that
     DuckDB cannot read (damaged, truncated). None for anything else: a bug keeps its
     traceback."""
-    if isinstance(exc, OSError):
+    if isinstance(exc, OSError) and not any(kind.__name__ == "DeltaError" for kind in type(exc).__mro__):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -592,8 +592,9 @@ def _environment_error(exc: Exception) -> str | None:
     if (duck and "parquet" in first.lower()) or type(exc).__module__ == "pyarrow.lib":
         return f"a file of the lake could not be read (damaged or truncated): {first}"
     if any(kind.__name__ == "DeltaError" for kind in type(exc).__mro__):  # deltalake's, whatever module it names
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return f"the lake could not be read or written: {first}"
+        from hotdb.store.delta import said
+
+        return f"the lake could not be read or written: {said(exc)}"
     if type(exc).__name__ == "OutOfMemoryException" and type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
         limit = (os.environ.get("HOTDB_MEMORY_LIMIT") or "").strip()
         return (f"DuckDB ran out of memory under HOTDB_MEMORY_LIMIT={limit or '384MiB (the default)'}: "

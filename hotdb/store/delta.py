@@ -16,11 +16,47 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import sys
+import tempfile
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from hotdb.failpoints import failpoint
 
 COMMITS = "_commits"
+
+
+@contextmanager
+def _rust_said():
+    """delta-rs's threads print a Rust panic's report ("thread ... panicked at", a
+    backtrace) on standard error before the error it raises (a full disk did): while a
+    write runs, standard error goes to a file, and afterwards what was not such a report
+    is passed on. (Only around delta-rs's own calls: a failpoint's line is said at once.)"""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            kept = [line for line in caught.read().decode(errors="replace").splitlines(keepends=True)
+                    if line.strip() and not _PANIC.search(line)]
+            if kept:
+                sys.stderr.write("".join(kept))
+
+
+def said(exc: BaseException) -> str:
+    """A delta-rs error in one line: its chain of causes ("↳" lines, coloured) joined."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    parts = [part.strip(" ↳\t") for part in text.splitlines()]
+    return ": ".join(part for part in parts if part) or type(exc).__name__
+
+
+_PANIC = re.compile(r"panicked at|^stack backtrace:|^\s+\d+: |^\s+at |RUST_BACKTRACE|^note: |Already shut down")
 
 
 def _commits_schema():
@@ -110,9 +146,10 @@ def append(uri: str, rows) -> None:
     for attempt in range(3):
         try:
             # many writers append at once: delta-rs's default 15 retries ran out under 6
-            write_deltalake(uri, rows, mode="append", schema_mode="merge", configuration=_CONFIGURATION,
-                            commit_properties=CommitProperties(max_commit_retries=1000),
-                            storage_options=_options() if is_remote(uri) else None)
+            with _rust_said():
+                write_deltalake(uri, rows, mode="append", schema_mode="merge", configuration=_CONFIGURATION,
+                                commit_properties=CommitProperties(max_commit_retries=1000),
+                                storage_options=_options() if is_remote(uri) else None)
             return
         except (CommitFailedError, DeltaError):
             # two writers made the table at once: the loser appends to the winner's
@@ -129,8 +166,9 @@ def ensure_commits(root: str, commit_id: int, model_id: int, claims: list[str]):
     table = open_table(uri)
     if table is None:
         try:
-            write_deltalake(uri, _claim_rows(commit_id, model_id, claims), mode="error", configuration=_CONFIGURATION,
-                            storage_options=_options() if is_remote(uri) else None)
+            with _rust_said():
+                write_deltalake(uri, _claim_rows(commit_id, model_id, claims), mode="error",
+                                configuration=_CONFIGURATION, storage_options=_options() if is_remote(uri) else None)
         except Exception:  # noqa: BLE001 - another writer made it first: read theirs
             pass
         table = open_table(uri)
@@ -155,8 +193,9 @@ def claim(snapshot, commit_id: int, model_id: int, claims: list[str]) -> int:
     keys = rows.column("claim").to_pylist()
     failpoint("delta-claim")
     try:
-        metrics = (snapshot.merge(rows, predicate=_CLAIM_KEY, source_alias="s", target_alias="t")
-                   .when_not_matched_insert_all().execute())
+        with _rust_said():
+            metrics = (snapshot.merge(rows, predicate=_CLAIM_KEY, source_alias="s", target_alias="t")
+                       .when_not_matched_insert_all().execute())
     except CommitFailedError as exc:
         raise Conflict(str(exc).splitlines()[0]) from None
     if metrics["num_target_rows_inserted"] != len(keys):  # the snapshot's reader missed one: a bug
@@ -218,7 +257,8 @@ def rewrite(uri: str, token: int, drop: set[int], table=None, files=None) -> int
         replace = set().union(*small) | dropping
         failpoint("compact-rewrite")  # read, not yet rewritten: a test slows a compaction here
         try:
-            _overwrite(table, replace, dropping, token)
+            with _rust_said():
+                _overwrite(table, replace, dropping, token)
             return sum(1 for _, _, ids in files if ids & replace)
         except CommitFailedError:
             if attempt == 9:
@@ -255,10 +295,11 @@ def vacuum(uri: str, retention_s: float, checkpoint: bool) -> None:
         return
     failpoint("delta-vacuum")
     try:
-        table.vacuum(retention_hours=math.ceil(retention_s / 3600), enforce_retention_duration=False, dry_run=False)
-        if checkpoint:
-            table.create_checkpoint()
-            table.cleanup_metadata()
+        with _rust_said():
+            table.vacuum(retention_hours=math.ceil(retention_s / 3600), enforce_retention_duration=False, dry_run=False)
+            if checkpoint:
+                table.create_checkpoint()
+                table.cleanup_metadata()
     except CommitFailedError:
         pass  # another compaction's commit landed meanwhile: the table is left to it
 

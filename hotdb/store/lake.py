@@ -445,5 +445,5 @@ def _write_error(root: str, exc: Exception) -> DatabaseError:
     """A failed write to the lake (a full disk, a read-only folder), in one line."""
     if isinstance(exc, OSError):
         where = f" ({exc.filename})" if exc.filename else ""
-        return DatabaseError(f"{root}: could not write the lake: {exc.strerror or exc}{where}")
-    return DatabaseError(f"{root}: could not write the lake: {str(exc).splitlines()[0]}")
+        return DatabaseError(f"{root}: could not write the lake: {exc.strerror or delta.said(exc)}{where}")
+    return DatabaseError(f"{root}: could not write the lake: {delta.said(exc)}")

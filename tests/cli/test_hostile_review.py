@@ -228,3 +228,21 @@ def test_duckdb_saying_query_interrupted_is_ctrl_c():
 
     with pytest.raises(KeyboardInterrupt):
         _parse(Source(Path("x"), b""), Interrupted())
+
+
+def test_a_full_disk_under_a_lake_is_one_line_without_rust_panics(tmp_path, vgg16):
+    """A lake on an 80 KB file system (a tmpfs of a mount namespace of its own): delta-rs's
+    threads printed a Rust panic's report before the error."""
+    probe = subprocess.run(["unshare", "--mount", "true"], capture_output=True) if shutil.which("unshare") else None
+    if probe is None or probe.returncode:
+        pytest.skip("unshare --mount needs privileges this machine does not give")
+    disk, lake = tmp_path / "disk", tmp_path / "disk" / "lake"
+    disk.mkdir()
+    script = ('mount -t tmpfs -o size=80k tmpfs "$1" && shift && "$@"; code=$?; exit $code')
+    result = subprocess.run(["unshare", "--mount", "sh", "-c", script, "sh", str(disk), sys.executable, "-m", "hotdb",
+                             "--lake", str(lake), "ingest", str(vgg16["relay"]), str(vgg16["tasks"]), str(vgg16["log"]),
+                             str(vgg16["table"]), "--model", "m"], capture_output=True, text=True, timeout=300)
+    if result.returncode == 0:
+        pytest.skip("the ingest fitted in 80 KB")
+    one_line(result, 1)
+    assert "space" in result.stderr.lower()
