@@ -246,3 +246,17 @@ def test_a_full_disk_under_a_lake_is_one_line_without_rust_panics(tmp_path, vgg1
         pytest.skip("the ingest fitted in 80 KB")
     one_line(result, 1)
     assert "space" in result.stderr.lower()
+
+
+def test_a_text_with_a_line_longer_than_a_paste_has_is_no_paste(tmp_path):
+    """Each format's search for its blocks in a paste is linear, but some 45 searches of a
+    16 MiB line took 21 s: such a text is an artifact of its own, detected by its start."""
+    from hotdb.ingest import REGISTRY
+    from hotdb.ingest.paste import blocks
+    from hotdb.ingest.source import Source
+
+    one = tmp_path / "one.txt"
+    one.write_text("ab " * (blocks.MAX_PASTE_LINE // 3 + 1) + "\n")
+    assert blocks.split(Source.read(one), REGISTRY) is None
+    result = run("--db", tmp_path / "db.duckdb", "ingest", one, "--model", "m")
+    one_line(result, 1, "format not recognised")
