@@ -35,10 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from helpers import write_run
+from helpers import DATA, write_run
 
 SCHEDULES = int(os.environ.get("HOTDB_SIM_SCHEDULES") or 200)
+FIRST_SEED = int(os.environ.get("HOTDB_SIM_FIRST_SEED") or 0)  # sweeps in parallel take ranges of their own
 ONE_SEED = os.environ.get("HOTDB_SIM_SEED")
+LEGACY_SHARE = 0.15  # schedules that start from a lake of hotdb 0.2's layout, with a `lake convert` among the actors
 STEP_S = 1.0  # the world's clock advances this much each step
 RETENTION_S = 4.0  # the lake's retention in most schedules: a pause past it is a few steps
 WRITES = {"delta-append", "delta-claim", "compact-rewrite", "delta-vacuum"}
@@ -124,7 +126,8 @@ class Simulation:
         else:
             os.environ["HOTDB_LAKE_RETENTION"] = f"{actor.retention_s:g}"
         if actor.kind == "reader" and actor.steps == 0:
-            actor.began_after = {a.name for a in self.actors if a.kind in ("writer", "import") and a.state == "done"}
+            actor.began_after = {"imp-1" if a.kind == "import" else a.name for a in self.actors
+                                 if a.kind in ("writer", "import") and a.state == "done"}
         actor.go.release()
         if not self.done.acquire(timeout=300):
             raise AssertionError(f"seed {self.seed}: {actor.name} took no step within 300 s (at {actor.at})")
@@ -267,8 +270,21 @@ def stage(tmp_path_factory):
     imported = root / "import.duckdb"
     Hotdb(imported).ingest([files["debug_table.txt"], files["relay.txt"]], model="imp", run="imp-1")
     expected = {r["label"]: (r["nodes"], r["us"]) for r in reference.sql(RUNS_QUERY).records()}
+    legacy = root / "legacy"
+    shutil.copytree(DATA / "lake-0.2" / "lake", legacy)
+    legacy_runs = read_runs(legacy)
     expected["imp-1"] = {r["label"]: (r["nodes"], r["us"]) for r in Hotdb(imported).sql(RUNS_QUERY).records()}["imp-1"]
-    return {"base": base, "profiles": profiles, "expected": expected, "imported": imported, "after": profiles_after}
+    return {"base": base, "profiles": profiles, "expected": expected, "imported": imported, "after": profiles_after,
+            "legacy": legacy, "legacy_runs": legacy_runs}
+
+
+def read_runs(lake) -> dict:
+    """Each run's nodes and time, as a command reads them (hotdb sql, which may open no file,
+    cannot read a lake of hotdb 0.2's layout)."""
+    from hotdb.store.lake import Lake
+
+    with Lake(lake).reader() as store:
+        return {label: (nodes, us) for label, nodes, us in store.con.execute(RUNS_QUERY).fetchall()}
 
 
 def cast(sim: Simulation) -> None:
@@ -284,7 +300,7 @@ def cast(sim: Simulation) -> None:
         return lambda: Hotdb(lake=lake).ingest([sim.profiles[label]], model="m", run=label)
 
     def reader():
-        return lambda: {r["label"]: (r["nodes"], r["us"]) for r in Hotdb(lake=lake).sql(RUNS_QUERY).records()}
+        return lambda: read_runs(lake)
 
     def exporter(n):
         folder = sim.work / f"export-{n}"
@@ -301,6 +317,8 @@ def cast(sim: Simulation) -> None:
         sim.actors.append(Actor("export", "export", exporter(0)))
     if rng.random() < 0.25:
         sim.actors.append(Actor("import", "import", lambda: Hotdb(sim.imported).lake_import(lake)))
+    if "r0" not in sim.stored:  # a lake of hotdb 0.2: converted while the others try it
+        sim.actors.append(Actor("convert", "convert", lambda: Hotdb().lake_convert(lake)))
     for actor in sim.actors:
         actor.skew_s = rng.choice([0.0, 0.0, 7200.0, -7200.0, rng.uniform(-7200, 7200)])
         actor.namespace = rng.choice(["pidns-a", "pidns-b"])
@@ -310,19 +328,27 @@ def cast(sim: Simulation) -> None:
         os.environ.pop("HOTDB_LAKE_AUTO_COMPACT", None)
 
 
-def files_outside(root: Path, skip: set) -> dict:
-    return {str(p): p.stat().st_mtime_ns for p in root.rglob("*")
-            if p.is_file() and not any(part in skip for part in p.relative_to(root).parts)}
+def files_outside(roots: list[Path], skip: Path) -> dict:
+    """Every file under `roots` but those under `skip` (the schedule's lake and exports),
+    with its modification time: what the actors may read and must not change."""
+    return {str(p): p.stat().st_mtime_ns for root in roots for p in root.rglob("*")
+            if p.is_file() and skip not in p.parents}
 
 
 def check(sim: Simulation) -> None:
     """The invariants, after the retries and compactions that follow every schedule."""
     from hotdb.api import Hotdb
+    from hotdb.errors import UsageError
     from hotdb.store.lake import Lake
 
     where = f"seed {sim.seed}: " + " ".join(sim.log[-60:])
     lake = str(sim.lake)
     os.environ.pop("HOTDB_LAKE_AUTO_COMPACT", None)
+    if any(a.kind == "convert" and a.state != "done" for a in sim.actors):  # run again after a kill: it goes on
+        try:
+            Hotdb().lake_convert(lake)
+        except UsageError as exc:
+            assert "nothing to convert" in str(exc), f"{where}: {exc}"
     for actor in sim.actors:  # what a CI job's retry does: the same ingest again, no fault
         if actor.kind == "writer" and actor.state != "done":
             Hotdb(lake=lake).ingest([sim.profiles[actor.name]], model="m", run=actor.name)
@@ -338,18 +364,19 @@ def check(sim: Simulation) -> None:
     assert len(labels) == len(set(labels)), f"{where}: a run listed twice: {sorted(labels)}"
     writers = {a.name for a in sim.actors if a.kind == "writer"}
     imports = [a for a in sim.actors if a.kind == "import"]
-    allowed = {"r0"} | writers | ({"imp-1"} if imports else set())
+    expected = {**sim.expected, **sim.stored}
+    allowed = set(sim.stored) | writers | ({"imp-1"} if imports else set())
     assert set(final) <= allowed, f"{where}: runs no writer wrote: {set(final) - allowed}"
-    for label in {"r0"} | writers | ({"imp-1"} if any(a.state == "done" for a in imports) else set()):
-        assert final.get(label) == sim.expected[label], f"{where}: {label} stored as {final.get(label)}, " \
-                                                        f"expected {sim.expected[label]}"
+    for label in set(sim.stored) | writers | ({"imp-1"} if any(a.state == "done" for a in imports) else set()):
+        assert final.get(label) == expected[label], f"{where}: {label} stored as {final.get(label)}, " \
+                                                    f"expected {expected[label]}"
     assert doubled == 0, f"{where}: {doubled} rows doubled"
     for actor in sim.actors:
         if actor.kind == "reader" and actor.state == "done":
             seen = actor.result
             for label, totals in seen.items():
-                assert totals == sim.expected.get(label), f"{where}: {actor.name} saw {label} as {totals}"
-            missing = {a for a in actor.began_after if a in sim.expected or a == "import"} - set(seen) - {"import"}
+                assert totals == expected.get(label), f"{where}: {actor.name} saw {label} as {totals}"
+            missing = (actor.began_after | set(sim.stored)) - set(seen)
             assert not missing, f"{where}: {actor.name} began after {missing} were stored, and missed them"
         if actor.kind == "export" and actor.state == "done":
             folder, counts = actor.result
@@ -365,10 +392,13 @@ def schedule(seed: int, stage: dict, world: dict, tmp: Path) -> Simulation:
     work = tmp / f"s{seed}"
     work.mkdir()
     lake = work / "lake"
-    shutil.copytree(stage["base"], lake)
-    before = files_outside(tmp.parent, {lake.name, work.name})
+    legacy = random.Random(f"legacy {seed}").random() < LEGACY_SHARE
+    shutil.copytree(stage["legacy"] if legacy else stage["base"], lake)
+    watched = [tmp, stage["base"].parent]  # this test's folders, and the inputs every schedule reads
+    before = files_outside(watched, work)
     sim = Simulation(seed, lake, stage["profiles"], stage["expected"], stage["imported"], work)
     sim.after = stage["after"]
+    sim.stored = dict(stage["legacy_runs"]) if legacy else {"r0": stage["expected"]["r0"]}  # there before it began
     world["sim"] = sim
     try:
         cast(sim)
@@ -382,14 +412,14 @@ def schedule(seed: int, stage: dict, world: dict, tmp: Path) -> Simulation:
     finally:
         world["sim"] = None
         os.environ.pop("HOTDB_LAKE_RETENTION", None)
-    after = files_outside(tmp.parent, {lake.name, work.name})
+    after = files_outside(watched, work)
     assert after == before, f"seed {seed}: files outside the lake changed: {set(after) ^ set(before)}"
     shutil.rmtree(work, ignore_errors=True)
     return sim
 
 
 def test_the_lake_holds_over_seeded_schedules(tmp_path, stage, world):
-    seeds = [int(ONE_SEED)] if ONE_SEED else range(SCHEDULES)
+    seeds = [int(ONE_SEED)] if ONE_SEED else range(FIRST_SEED, FIRST_SEED + SCHEDULES)
     kills = steps = run_s = check_s = 0
     failures = []
     for seed in seeds:
