@@ -312,7 +312,7 @@ def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and v
                                 help="Stop the query when DuckDB needs more memory, e.g. 2GB "
                                      "(default: HOTDB_MEMORY_LIMIT, else 384MiB).")] = None,
         fmt: FormatOption = OutputFormat.table) -> None:
-    """Run one read-only query on the database or lake: no writes, files, attaches or extensions."""
+    """Run one read-only query on the database or lake: no writes, files, attaches or extensions; rows streamed."""
     from hotdb.cli import render, words
 
     with _api().sql_batches(query, timeout_s=timeout, memory_limit=memory_limit) as (columns, batches):
