@@ -15,7 +15,7 @@ from hotdb import choices
 from hotdb.cli import options
 from hotdb.cli.args import hoisted, narrowed
 from hotdb.cli.output import write_export, write_whole
-from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions
+from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions, ctrl_c
 
 app = typer.Typer(
     help="hotdb: which tuning tasks cover most of a TVM model's runtime. "
@@ -527,7 +527,10 @@ def invoke() -> None:
     try:
         # click returns, not raises, a command's exit code with standalone_mode=False
         args = hoisted(sys.argv[1:])
-        code = narrowed(app, args)(args=args, prog_name="hotdb", standalone_mode=False)
+        try:
+            code = narrowed(app, args)(args=args, prog_name="hotdb", standalone_mode=False)
+        except RuntimeError as exc:  # (typer's Exit is one too: it is itself)
+            raise ctrl_c(exc) from None
         if code == 130:  # typer's answer to Ctrl-C, returned without a word
             _interrupted()
         if isinstance(code, int) and code:
@@ -541,14 +544,8 @@ def invoke() -> None:
         sys.exit(exc.exit_code)  # the one map from errors to exit codes: hotdb/errors.py
     except (typer.Abort, KeyboardInterrupt):
         _interrupted()
-    except typer.Exit as exc:  # (a RuntimeError: before the clause below)
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except RuntimeError as exc:
-        from hotdb.ingest.pipeline import interrupted
-
-        if not interrupted(exc) or _state["debug"]:
-            raise
-        _interrupted()
     except Exception as exc:  # usage errors carry their own exit code and message
         show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         # typer >= 0.29 vendors click (typer._click): match the interface, not a class

@@ -1,7 +1,8 @@
 """Files a command writes for the user (exports, reports): whole or not at all, and never
 over an input. The database the command reads and any path of a lake are refused; an
-existing file is replaced only when hotdb wrote it (its content is the one hotdb last
-wrote there, remembered in HOTDB_CACHE_DIR/outputs.json) or with --force."""
+existing file is replaced only when hotdb wrote it (a report, by how it begins; an
+export, by its content being the one hotdb last wrote there, remembered in
+HOTDB_CACHE_DIR/outputs.json) or with --force."""
 
 from __future__ import annotations
 
@@ -92,8 +93,16 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# how a report hotdb wrote begins (cli/report.py), whichever cache the run that wrote it had
+_REPORT_MARKS = (b'<meta name="generator" content="hotdb">', b"## hotdb report: ")
+
+
 def _wrote(path: Path) -> bool:
     try:
+        with open(path, "rb") as existing:
+            head = existing.read(512)
+        if head.startswith(_REPORT_MARKS[1]) or _REPORT_MARKS[0] in head:
+            return True
         known = json.loads(_registry().read_text())
         return known.get(str(path)) == _digest(path.read_bytes())
     except (OSError, ValueError, AttributeError):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hotdb import limits
-from hotdb.errors import HotdbError, ParseError, UsageError
+from hotdb.errors import HotdbError, ParseError, UsageError, ctrl_c
 from hotdb.ingest.notes import summarise
 from hotdb.ingest.reader import Reader
 from hotdb.ingest.source import FOLDER_FILES, Source
@@ -88,11 +88,6 @@ def _unrendered(source: Source) -> tuple[Source, str | None]:
                    part=source.part, line_origin=origin), undone.note(source.name))
 
 
-def interrupted(exc: BaseException) -> bool:
-    """Ctrl-C as DuckDB reports it: a SIGINT during a query ends it with "Query interrupted"."""
-    return type(exc).__name__ in ("InterruptException", "RuntimeError") and "interrupted" in str(exc).lower()
-
-
 def _parse(source: Source, ingestor: Reader) -> Item:
     try:
         parsed = ingestor.parse(source)
@@ -103,7 +98,7 @@ def _parse(source: Source, ingestor: Reader) -> Item:
     except HotdbError:
         raise
     except Exception as exc:  # a parser bug must not cost the user a traceback (--debug shows it)
-        if interrupted(exc):
+        if isinstance(ctrl_c(exc), KeyboardInterrupt):
             raise KeyboardInterrupt from None  # Ctrl-C, which DuckDB reports as its own error
         raise ParseError(source.path, None, f"could not be read as {ingestor.name}: {type(exc).__name__}: {exc} "
                                             f"(if the file is valid, this is a hotdb bug)") from exc
