@@ -304,19 +304,19 @@ def vacuum(uri: str, retention_s: float, checkpoint: bool) -> None:
         pass  # another compaction's commit landed meanwhile: the table is left to it
 
 
-def store_times(table, claims: set[str]) -> dict[str, float]:
+def store_times(table, claims: set[str]) -> tuple[dict[str, float], float]:
     """When each of these claims of the commit log was written, by the store's own clock
     (the modification time of the file holding it: the disk's or the object store's, one
-    clock for every host, whatever theirs say). A claim in no file is missing."""
+    clock for every host, whatever theirs say; a claim in no file is missing), and when
+    the newest file of the log was (what the store's clock said at the last commit)."""
     dataset = table.to_pyarrow_dataset()
-    times = {}
+    times, newest = {}, 0.0
     for fragment in dataset.get_fragments():
-        found = set(fragment.to_table(columns=["claim"]).column(0).to_pylist()) & claims
-        if found:
-            mtime = dataset.filesystem.get_file_info(fragment.path).mtime.timestamp()
-            for claim in found:
-                times[claim] = max(times.get(claim, 0.0), mtime)
-    return times
+        mtime = dataset.filesystem.get_file_info(fragment.path).mtime.timestamp()
+        newest = max(newest, mtime)
+        for claim in set(fragment.to_table(columns=["claim"]).column(0).to_pylist()) & claims:
+            times[claim] = max(times.get(claim, 0.0), mtime)
+    return times, newest
 
 
 def dataset(table):

@@ -304,7 +304,9 @@ class Lake:
         if log is None or len(log.file_uris()) < threshold:
             return
         try:
-            self.compact()
+            from hotdb.store import lake_compact
+
+            lake_compact.compact(self, limits.lake_retention_setting(), may_probe=False)
         except (DatabaseError, UsageError, OSError, duckdb.Error):
             pass
 

@@ -70,7 +70,6 @@ def alive(owner: str) -> bool | None:
 class LakeClaims:
     leases: dict[int, str] = field(default_factory=dict)
     released: set[int] = field(default_factory=set)
-    probes: dict[int, list[str]] = field(default_factory=dict)
     pending: set[int] = field(default_factory=set)
     abandoned: set[int] = field(default_factory=set)
     retentions: dict[int, float] = field(default_factory=dict)
@@ -89,8 +88,6 @@ class LakeClaims:
                 out.leases[number] = tail
             elif kind == "compacted":
                 out.released.add(number)
-            elif kind == "waiting":
-                out.probes.setdefault(number, []).append(claim)
             elif kind == "pending":
                 out.pending.add(number)
             elif kind == "abandon":

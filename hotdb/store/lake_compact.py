@@ -43,10 +43,12 @@ class Lease:
     retention_s: float
 
 
-def compact(lake: Lake, wanted_retention_s: float | None) -> dict:
-    """Compact the lake, or leave it to the compaction that holds its lease ({"busy": owner})."""
+def compact(lake: Lake, wanted_retention_s: float | None, may_probe: bool = True) -> dict:
+    """Compact the lake, or leave it to the compaction that holds its lease ({"busy": owner}).
+    Without `may_probe` (a writer's compaction, just after its commit: the log's newest
+    file tells the store's time), no probe is written to learn whether a lease ran out."""
     lake._writable()
-    lease = _take_lease(lake, wanted_retention_s)
+    lease = _take_lease(lake, wanted_retention_s, may_probe)
     if isinstance(lease, str):
         return {"busy": lease, "tables": 0, "files_removed": 0, "orphan_commits": 0}
     try:
@@ -58,8 +60,8 @@ def compact(lake: Lake, wanted_retention_s: float | None) -> dict:
         _release(lake, lease)
 
 
-def _take_lease(lake: Lake, wanted_retention_s: float | None) -> Lease | str:
-    probed = False
+def _take_lease(lake: Lake, wanted_retention_s: float | None, may_probe: bool) -> Lease | str:
+    probed = not may_probe
     with Attempts(lake.root) as attempts:
         while True:
             log = delta.open_table(lake.uri(delta.COMMITS))
@@ -96,11 +98,10 @@ def _lease_state(log, claims: LakeClaims, held: tuple[int, str], lease_s: float,
     if known is not None:
         return "held" if known else "free"
     lease_claim = f"compact:{number} {owner}"
-    times = delta.store_times(log, {lease_claim, *claims.probes.get(number, [])})
+    times, newest = delta.store_times(log, {lease_claim})
     if lease_claim not in times:
         return "free"  # the file holding it is gone (a log compacted since): long ago
-    newest = max(times.values())
-    if newest - times[lease_claim] >= lease_s:
+    if newest - times[lease_claim] >= lease_s:  # the store's time at the log's last commit, or a probe
         return "free"
     return "held" if probed else "probe"
 
