@@ -100,9 +100,13 @@ def check_credentials(uri: str) -> None:
     reaching out unasked). AWS_EC2_METADATA_DISABLED=false asks for that lookup."""
     if not uri.startswith(("s3://", "s3a://")) or any(os.environ.get(name) for name in _AWS_CREDENTIALS):
         return
+    files = [os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or "~/.aws/credentials",
+             os.environ.get("AWS_CONFIG_FILE") or "~/.aws/config"]
+    if any(os.path.isfile(os.path.expanduser(path)) for path in files):
+        return  # the chain reads its profiles from there
     if os.environ.get("AWS_EC2_METADATA_DISABLED", "").lower() == "false":
         return
-    raise CredentialsMissing(f"{uri}: no AWS credentials in the environment: set AWS_ACCESS_KEY_ID and "
+    raise CredentialsMissing(f"{uri}: no AWS credentials in the environment or ~/.aws: set AWS_ACCESS_KEY_ID and "
                              "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE); on a cloud machine whose role gives them, "
                              "AWS_EC2_METADATA_DISABLED=false lets hotdb ask the instance metadata")
 

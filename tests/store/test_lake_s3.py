@@ -40,7 +40,9 @@ def clean_env(**extra) -> dict:
 
 
 def test_no_credentials_is_one_line_and_asks_no_one(vgg16):
-    env = clean_env(AWS_ENDPOINT_URL="http://127.0.0.1:9")  # nothing listens there: a lookup would hang or fail
+    # nothing listens there: a lookup would hang or fail; no profile files either
+    env = clean_env(AWS_ENDPOINT_URL="http://127.0.0.1:9", AWS_SHARED_CREDENTIALS_FILE="/nonexistent/credentials",
+                    AWS_CONFIG_FILE="/nonexistent/config")
     code, _, err = finished(hotdb("--lake", "s3://bucket/lake", "ingest", vgg16["table"], "--model", "m", env=env))
     one_line(code, err)
     assert "AWS_ACCESS_KEY_ID" in err and "AWS_EC2_METADATA_DISABLED" in err
