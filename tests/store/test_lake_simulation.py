@@ -425,12 +425,15 @@ def test_the_lake_holds_over_seeded_schedules(tmp_path, stage, world):
     for seed in seeds:
         try:
             sim = schedule(seed, stage, world, tmp_path)
-        except AssertionError as exc:  # every schedule runs; the failures are said together
+        except AssertionError as exc:  # every schedule runs; the failures are said together (and at once, with -s)
             failures.append(str(exc).split("\n")[0])
+            print(f"FAILED {failures[-1][:2000]}", flush=True)
             continue
         kills += sum(a.state == "killed" for a in sim.actors)
         steps += len(sim.log)
         run_s, check_s = run_s + sim.run_s, check_s + sim.check_s
+        if (seed - seeds[0] + 1) % 100 == 0:  # a sweep's progress, for one that is stopped
+            print(f"{seed - seeds[0] + 1} schedules (seeds {seeds[0]}..{seed}), {len(failures)} failed", flush=True)
     print(f"{len(seeds)} schedules, {steps} steps, {kills} actors killed; {run_s:.0f} s in schedules, "
           f"{check_s:.0f} s in the checks; {len(failures)} failed")
     assert not failures, "\n".join(f[:160] + " ... " + f.rpartition(":")[2][:200] for f in failures)
