@@ -173,6 +173,15 @@ def test_json_never_holds_infinity(tmp_path, vgg16):
     assert "Infinity" not in result.stdout and "NaN" not in result.stdout
     if result.returncode == 0:
         json.loads(result.stdout)
+    huge = tmp_path / "huge.txt"  # two times of 1e308 µs: their sum is infinite
+    text = Path(vgg16["table"]).read_text()
+    huge.write_text(text.replace("81132.926 ", "1e308     ", 1).replace("79860.204 ", "1e308     ", 1))
+    here("--db", db, "ingest", huge, "--model", "m", "--run", "huge")
+    for args in (["top", "--run", "huge"], ["runs"]):
+        result = run("--db", db, *args, "-f", "json")
+        assert result.returncode == 0 and "Infinity" not in result.stdout and "NaN" not in result.stdout, result.stdout
+        json.loads(result.stdout)
+        assert "not finite" in result.stderr
 
 
 def test_a_truncated_parquet_file_of_a_lake_is_one_line(lake):
