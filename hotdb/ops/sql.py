@@ -44,7 +44,6 @@ def sql_batches(database: Database, text: str, *, timeout_s: float | None = None
     fetched from DuckDB as it is read: the process holds one batch, and DuckDB what
     `memory_limit` lets it (it spills the rest to a temporary folder of its own, removed
     afterwards, never beside the database). Usable while the context is open."""
-
     if not text or not text.strip():
         raise BadArgument("no SQL given: pass one query, e.g. hotdb sql \"SELECT * FROM runs\"")
     timeout = limits.sql_timeout_s() if timeout_s is None else _seconds(timeout_s)
@@ -52,7 +51,8 @@ def sql_batches(database: Database, text: str, *, timeout_s: float | None = None
     with database.reader(external_access=False) as store, tempfile.TemporaryDirectory(prefix="hotdb-sql-") as spill:
         statement = _one_query(store.con, text)
         store.con.execute(f"SET memory_limit = '{int(memory)}B'")
-        store.con.execute(f"SET temp_directory = '{_literal(spill)}'")  # a folder this process made: no data
+        # a folder this process made (its name is no user's data); removed after the query
+        store.con.execute(f"SET temp_directory = '{_literal(spill)}'")
         for setting in _LOCKDOWN:
             store.con.execute(setting)
         timer = threading.Timer(timeout, store.con.interrupt)
