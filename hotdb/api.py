@@ -158,6 +158,13 @@ class Hotdb:
 
         return sql.sql(self.database, query, timeout_s=timeout_s, memory_limit=memory_limit)
 
+    def sql_batches(self, query: str, *, timeout_s: float | None = None, memory_limit: int | str | None = None):
+        """As `sql`, streamed: a context giving (columns, an iterator of lists of rows), the
+        rows fetched as they are read (the process holds a batch, whatever the result's size)."""
+        from hotdb.ops import sql
+
+        return sql.sql_batches(self.database, query, timeout_s=timeout_s, memory_limit=memory_limit)
+
     @staticmethod
     def formats() -> Result:
         """The formats hotdb reads, in detection order (hotdb/ingest/)."""

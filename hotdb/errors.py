@@ -95,3 +95,11 @@ class Regressions(GateFailed):
     def __init__(self, message: str, *, result, regressions: list[dict]):
         super().__init__(message, result=result)
         self.regressions = regressions
+
+
+def ctrl_c(exc: BaseException) -> BaseException:
+    """Ctrl-C as DuckDB reports it (a SIGINT during a query ends it with "Query interrupted")
+    as the KeyboardInterrupt it is; any other error as it is."""
+    if type(exc).__name__ in ("InterruptException", "RuntimeError") and "interrupted" in str(exc).lower():
+        return KeyboardInterrupt()
+    return exc

@@ -4,7 +4,7 @@ Read when used, not at import, so that a bad value is a one-line error of the co
 that needs it (exit 1), naming the variable and what it takes.
 
     HOTDB_LOCK_TIMEOUT     seconds to wait for another writer (database lock, lake commits); 30
-    HOTDB_LAKE_RETENTION   seconds `lake compact` keeps what a writer or reader may still use; 3600
+    HOTDB_LAKE_RETENTION   seconds a lake keeps the versions readers may still use, recorded in the lake by the next compaction (every process reads the lake's); 3600
     HOTDB_LAKE_AUTO_COMPACT a lake writer compacts once the commit log has this many files (0: never); 16
     HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
     HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: CSV reports by DuckDB, JSON reports call by call; debug logs and tables, Relay text, Relax TVMScript, AutoTVM and auto_scheduler logs, task printouts and fallback warnings line by line; 64MiB
@@ -44,11 +44,12 @@ from pathlib import Path
 from hotdb.errors import UsageError
 
 MiB = 2**20
+SIZE_MAXIMUM = 2**50  # 1 PiB: DuckDB refuses a larger memory limit in a traceback of its own
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KIB|MB|MIB|GB|GIB|TB|TIB)?\s*$", re.I)
 _UNITS = {"B": 1, "KB": 1e3, "KIB": 2**10, "MB": 1e6, "MIB": 2**20, "GB": 1e9, "GIB": 2**30, "TB": 1e12, "TIB": 2**40}
 
 
-def _number(name: str, default: float, minimum: float, what: str) -> float:
+def _number(name: str, default: float, minimum: float, what: str, maximum: float = math.inf) -> float:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -58,6 +59,8 @@ def _number(name: str, default: float, minimum: float, what: str) -> float:
         value = math.nan
     if not math.isfinite(value) or value < minimum:
         raise UsageError(f"{name}={raw!r}: expected {what} of at least {minimum:g}")
+    if value > maximum:
+        raise UsageError(f"{name}={raw!r}: expected {what} of at most {maximum:.0f}")
     return value
 
 
@@ -66,9 +69,9 @@ def size(raw: str, minimum: int) -> int:
     when it is none, or below `minimum` (for an option as for a variable)."""
     match = _SIZE.match(raw)
     value = float(match.group(1)) * _UNITS[(match.group(2) or "B").upper()] if match else None
-    if value is None or value < minimum:
+    if value is None or value < minimum or value > SIZE_MAXIMUM:
         least = f"{minimum // MiB} MiB" if minimum >= MiB else f"{minimum} bytes"
-        raise ValueError(f"expected a size such as 512MB or 1GiB, at least {least}")
+        raise ValueError(f"expected a size such as 512MB or 1GiB, at least {least} and at most 1 PiB")
     return int(value)
 
 
@@ -95,10 +98,15 @@ def cache_dir() -> Path:
     return Path(os.environ.get("HOTDB_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hotdb")
 
 
-def lake_retention_s() -> float:
-    # a lake writer gives up an attempt older than half of this, so that compaction never
-    # deletes the rows of a commit that may still land; readers read versions this young
-    return _number("HOTDB_LAKE_RETENTION", 3600.0, 0.0, "a number of seconds")
+LAKE_RETENTION_MAXIMUM = 10 * 365 * 86400.0  # ten years: delta-rs counts it in whole hours, as an integer
+
+
+def lake_retention_setting() -> float | None:
+    """HOTDB_LAKE_RETENTION when set: the retention the next compaction records in the lake
+    (every process then reads the lake's; hotdb/store/lake_compact.py). None when unset."""
+    if (os.environ.get("HOTDB_LAKE_RETENTION") or "").strip() == "":
+        return None
+    return _number("HOTDB_LAKE_RETENTION", 3600.0, 0.0, "a number of seconds", LAKE_RETENTION_MAXIMUM)
 
 
 def lake_auto_compact_files() -> int:
@@ -108,12 +116,13 @@ def lake_auto_compact_files() -> int:
 
 
 SQL_TIMEOUT_MINIMUM = 0.1
+SQL_TIMEOUT_MAXIMUM = 30 * 86400.0  # a month: a timer cannot wait much longer (threading.TIMEOUT_MAX)
 
 
 def sql_timeout_s() -> float:
     """How long `hotdb sql` lets one query run: a query over what hotdb stores ends in
     seconds; one that runs for minutes is a cross join or a runaway string_agg."""
-    return _number("HOTDB_SQL_TIMEOUT", 300.0, SQL_TIMEOUT_MINIMUM, "a number of seconds")
+    return _number("HOTDB_SQL_TIMEOUT", 300.0, SQL_TIMEOUT_MINIMUM, "a number of seconds", SQL_TIMEOUT_MAXIMUM)
 
 
 def stream_bytes() -> int:

@@ -4,6 +4,7 @@ besides fixtures is in helpers.py)."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -110,3 +111,44 @@ def fleet(tmp_path_factory):
         yield started
     finally:
         started.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """A moto S3 server on 127.0.0.1 in a process of its own (helpers.start_s3_server: gone
+    with this run, however it ends), with one bucket: the environment a child needs to
+    reach it ("env") and the bucket's URI ("uri")."""
+    import time
+    import urllib.request
+    import uuid
+
+    from helpers import free_port, s3_env, start_s3_server
+
+    pytest.importorskip("moto")
+    boto3 = pytest.importorskip("boto3")
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    proc = start_s3_server(port)
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy: 127.0.0.1 only
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, f"the moto server exited with {proc.returncode}"
+            try:
+                with direct.open(f"{endpoint}/moto-api/", timeout=1) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                assert time.monotonic() < deadline, f"the moto server at {endpoint} never answered"
+                time.sleep(0.1)
+        bucket = f"test-bucket-{uuid.uuid4().hex[:8]}"
+        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="testing",
+                     aws_secret_access_key="testing").create_bucket(Bucket=bucket)
+        yield {"env": s3_env(endpoint), "endpoint": endpoint, "bucket": bucket, "uri": f"s3://{bucket}"}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -322,3 +322,61 @@ def free_port() -> int:
             port = sock.getsockname()[1]
         if port + 10 < 65536:
             return port
+
+
+# --- a local S3 server (moto) --------------------------------------------------------------
+# moto's app behind one lock: its If-None-Match check (delta-rs's conditional PUT, which
+# makes concurrent commits exclusive) is check-then-write, atomic only when serialized.
+_MOTO = r"""
+import os, sys, threading, time
+from werkzeug.serving import run_simple
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+
+app = DomainDispatcherApplication(create_backend_app)
+lock = threading.Lock()
+
+def serialized(environ, start_response):
+    with lock:
+        result = app(environ, start_response)
+        try:
+            return [b"".join(result)]
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+
+def orphaned(parent=os.getppid()):  # the test run that started it is gone (even SIGKILLed): so is the server
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(0)
+
+threading.Thread(target=orphaned, daemon=True).start()
+run_simple(sys.argv[1], int(sys.argv[2]), serialized, threaded=True, request_handler=MotoRequestHandler)
+"""
+
+
+def die_with_parent() -> None:
+    """Linux: the server gets SIGKILL when the test process dies, however it dies."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # elsewhere the server's own watch of its parent ends it
+
+
+def start_s3_server(port: int):
+    """A moto server on 127.0.0.1:PORT in a process of its own, which ends when the process
+    that started it ends, however it ends (a killed test run leaves no server)."""
+    # credentials given, the metadata lookup off: nothing asks any address but 127.0.0.1
+    env = {**os.environ, "MOTO_PORT": str(port), "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+           "AWS_EC2_METADATA_DISABLED": "true", "AWS_DEFAULT_REGION": "us-east-1", "NO_PROXY": "127.0.0.1"}
+    return subprocess.Popen([sys.executable, "-c", _MOTO, "127.0.0.1", str(port)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=die_with_parent)
+
+
+def s3_env(endpoint: str) -> dict:
+    """What a process needs to reach the local server, and nothing else."""
+    return {"AWS_ENDPOINT_URL": endpoint, "AWS_ALLOW_HTTP": "true", "AWS_REGION": "us-east-1",
+            "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_VIRTUAL_HOSTED_STYLE_REQUEST": "false", "AWS_EC2_METADATA_DISABLED": "true", "NO_PROXY": "127.0.0.1"}

@@ -5,17 +5,32 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from hotdb import choices
 from hotdb.cli import options
 from hotdb.cli.args import hoisted, narrowed
+from hotdb.cli.options import (
+    CcOption,
+    CompareBy,
+    DeviceOption,
+    ExportFormat,
+    ForceOption,
+    FormatOption,
+    KeyOption,
+    ModelOption,
+    OutputFormat,
+    RpcOption,
+    RpcTimeoutOption,
+    RunOption,
+    ShareOf,
+    ShareOfOption,
+    TopBy,
+)
 from hotdb.cli.output import write_export, write_whole
-from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions
+from hotdb.errors import DifferentBuilds, HotdbError, NothingTested, Regressions, ctrl_c
 
 app = typer.Typer(
     help="hotdb: which tuning tasks cover most of a TVM model's runtime. "
@@ -24,41 +39,6 @@ app = typer.Typer(
 )
 
 _state = {"db": None, "lake": None, "as_of": None, "debug": False}
-
-
-def _choices(name: str, values: tuple[str, ...]) -> type[Enum]:
-    """An enum of an option's choices (hotdb/choices.py), for typer to offer and check;
-    members named as the values are ("autotvm-log": autotvm_log)."""
-    return Enum(name, [(value.replace("-", "_"), value) for value in values], type=str)
-
-
-OutputFormat = _choices("OutputFormat", choices.OUTPUT_FORMATS)
-ExportFormat = _choices("ExportFormat", choices.EXPORT_TO)
-CompareBy = _choices("CompareBy", choices.COMPARE_BY)
-TopBy = _choices("TopBy", choices.TOP_BY)
-ShareOf = _choices("ShareOf", choices.SHARE_OF)
-
-
-ShareOfOption = Annotated[ShareOf, typer.Option(
-    "--share-of", help="Tasks' shares of the tunable kernels' time (what tasks can reach), or of the whole run's.")]
-
-
-FormatOption = Annotated[OutputFormat, typer.Option(
-    "--format", "-f", help="table for people; json, jsonl (one object a line) or csv: standard output holds only the data.")]
-RunOption = Annotated[Optional[str], typer.Option("--run", help="Run label (default: the latest run).")]
-DeviceOption = Annotated[Optional[str], typer.Option(
-    "--device", metavar="KEY", help="Only runs measured on devices of this RPC tracker key (local: not through a tracker).")]
-RpcOption = Annotated[Optional[str], typer.Option(
-    "--rpc", envvar="HOTDB_RPC", metavar="HOST:PORT", help="Measure on a device of TVM's RPC tracker at HOST:PORT (with --key).")]
-KeyOption = Annotated[Optional[str], typer.Option(
-    "--key", envvar="HOTDB_RPC_KEY", help="The tracker key of the device kind to measure on (see `hotdb devices`).")]
-RpcTimeoutOption = Annotated[Optional[float], typer.Option(
-    "--rpc-timeout", metavar="SECONDS", callback=options.POSITIVE,
-    help="How long to wait for a free device of the key (default 60).")]
-CcOption = Annotated[Optional[str], typer.Option(
-    "--cc", envvar="HOTDB_CC", metavar="COMPILER",
-    help="Cross compiler for a target that is not this machine's (default: <triple>-gcc where on the PATH).")]
-ModelOption = Annotated[Optional[str], typer.Option("--model", help="Model name (its latest run).")]
 
 
 def _show_version(value: bool) -> None:
@@ -98,6 +78,13 @@ def _api():
     from hotdb.api import Hotdb
 
     return Hotdb(_state["db"], lake=_state["lake"], as_of=_state["as_of"])
+
+
+def _inputs() -> tuple:
+    """What a command reads, which no output may replace: the database file, the lake."""
+    from hotdb.store.connection import default_path
+
+    return (_state["db"] or default_path(), _state["lake"])
 
 
 def _render(result, fmt: OutputFormat, view=None) -> None:
@@ -180,7 +167,9 @@ def export(
     log: Annotated[Optional[Path], typer.Option("--log", help="Filter this tuning log instead of the ingested records.")] = None,
     all_models: Annotated[bool, typer.Option("--all-models", help="Select over the latest run of every model (see top --all-models).")] = False,
     share_of: ShareOfOption = ShareOf.tunable,
-    force: Annotated[bool, typer.Option("--force", help="With -o DIR, replace a MetaSchedule database there instead of merging into it.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace what -o names: a file hotdb did not write, or a "
+                                        "MetaSchedule database instead of merging into it (never the database "
+                                        "or a lake).")] = False,
 ) -> None:
     """Export the tasks that cover most of a run's time, in a tuner's own format."""
     from hotdb.cli import render, words
@@ -190,7 +179,7 @@ def export(
     if output is None:
         sys.stdout.write(result.text)
     else:
-        write_export(output, result.text, result.files)
+        write_export(output, result.text, result.files, protected=_inputs(), force=force)
         render.info(f"wrote {output}")
     for note in words.export_notes(result.facts):
         render.note(note)
@@ -260,6 +249,7 @@ def report(
     runs: Annotated[Optional[list[str]], typer.Argument(help="Runs to report on (default: the latest); two or more add a comparison of the first and last and a history.")] = None,
     html_path: Annotated[Optional[Path], typer.Option("--html", help="Write a self-contained HTML page here.")] = None,
     md_path: Annotated[Optional[Path], typer.Option("--md", help="Write Markdown (for pull-request comments) here.")] = None,
+    force: ForceOption = False,
 ) -> None:
     """Write a report with the coverage chart, top tasks, comparison and history."""
     from hotdb.cli import render
@@ -269,10 +259,10 @@ def report(
         raise typer.BadParameter("give --html PATH and/or --md PATH")
     data = reports.collect(_api(), list(runs or []))
     if html_path is not None:
-        write_whole(html_path, reports.to_html(data))
+        write_whole(html_path, reports.to_html(data), protected=_inputs(), force=force)
         render.info(f"wrote {html_path}")
     if md_path is not None:
-        write_whole(md_path, reports.to_markdown(data))
+        write_whole(md_path, reports.to_markdown(data), protected=_inputs(), force=force)
         render.info(f"wrote {md_path}")
 
 
@@ -321,11 +311,11 @@ def sql(query: Annotated[str, typer.Argument(help="SQL over hotdb's tables and v
                                 help="Stop the query when DuckDB needs more memory, e.g. 2GB "
                                      "(default: HOTDB_MEMORY_LIMIT, else 384MiB).")] = None,
         fmt: FormatOption = OutputFormat.table) -> None:
-    """Run one read-only query on the database or lake: no writes, files, attaches or extensions."""
-    from hotdb.cli import words
+    """Run one read-only query on the database or lake: no writes, files, attaches or extensions; rows streamed."""
+    from hotdb.cli import render, words
 
-    result = _api().sql(query, timeout_s=timeout, memory_limit=memory_limit)
-    _render(result, fmt, words.sql(result))
+    with _api().sql_batches(query, timeout_s=timeout, memory_limit=memory_limit) as (columns, batches):
+        render.streamed(columns, batches, fmt.value, words.sql)
 
 
 @app.command()
@@ -488,10 +478,11 @@ def lake_import(lake: LakeDir = None) -> None:
 @lake_app.command("compact")
 def lake_compact(lake: LakeDir = None) -> None:
     """Merge small files, delete what unfinished writers left, vacuum; safe while others read and write."""
+    from hotdb.api import Hotdb
     from hotdb.cli import render, words
 
     lake = _lake_dir(lake)
-    render.info(words.lake_compacted(_api().lake_compact(lake), lake))
+    render.info(words.lake_compacted(Hotdb(_state["db"], lake=lake, as_of=_state["as_of"]).lake_compact(lake), lake))
 
 
 @lake_app.command("export")
@@ -501,11 +492,12 @@ def lake_export(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Write the lake's rows as plain Parquet (DIR/<table>/data.parquet) for engines without Delta."""
+    from hotdb.api import Hotdb
     from hotdb.cli import words
     from hotdb.result import Result
 
     lake = _lake_dir(lake)
-    counts = _api().lake_export_parquet(lake, parquet)
+    counts = Hotdb(_state["db"], lake=lake, as_of=_state["as_of"]).lake_export_parquet(lake, parquet)
     _render(Result(["table", "rows"], sorted(counts.items())), fmt, words.View(f"tables written to {parquet}"))
 
 
@@ -556,7 +548,12 @@ def invoke() -> None:
     try:
         # click returns, not raises, a command's exit code with standalone_mode=False
         args = hoisted(sys.argv[1:])
-        code = narrowed(app, args)(args=args, prog_name="hotdb", standalone_mode=False)
+        try:
+            code = narrowed(app, args)(args=args, prog_name="hotdb", standalone_mode=False)
+        except RuntimeError as exc:  # (typer's Exit is one too: it is itself)
+            raise ctrl_c(exc) from None
+        if code == 130:  # typer's answer to Ctrl-C, returned without a word
+            _interrupted()
         if isinstance(code, int) and code:
             sys.exit(code)
     except HotdbError as exc:
@@ -567,12 +564,7 @@ def invoke() -> None:
         render.error(words.error(exc))
         sys.exit(exc.exit_code)  # the one map from errors to exit codes: hotdb/errors.py
     except (typer.Abort, KeyboardInterrupt):
-        # Ctrl-C: what was done is kept (an ingest lands whole or not at all, a tune keeps
-        # every batch measured); a traceback would only hide that
-        from hotdb.cli import render
-
-        render.error("interrupted")
-        sys.exit(130)
+        _interrupted()
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:  # usage errors carry their own exit code and message
@@ -581,7 +573,9 @@ def invoke() -> None:
         if callable(show) and isinstance(exit_code, int) and not _state["debug"]:
             show()
             sys.exit(exit_code)
-        message = _environment_error(exc)
+        from hotdb.cli import words
+
+        message = words.environment_error(exc)
         if message is None or _state["debug"]:
             raise
         from hotdb.cli import render
@@ -590,23 +584,13 @@ def invoke() -> None:
         sys.exit(1)
 
 
-def _environment_error(exc: Exception) -> str | None:
-    """One line for what the machine, not hotdb, refused: a file or folder that cannot be
-    written or read (missing, a directory, read-only, a full disk), a database file that
-    DuckDB cannot read (damaged, truncated). None for anything else: a bug keeps its
-    traceback."""
-    if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
-        return f"{where}{exc.strerror or exc}"
-    if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb") and type(exc).__name__ in (
-            "IOException", "SerializationException", "InternalException", "FatalException"):
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return f"the database could not be read or written: {first}"
-    if any(kind.__name__ == "DeltaError" for kind in type(exc).__mro__):  # deltalake's, whatever module it names
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return f"the lake could not be read or written: {first}"
-    if type(exc).__name__ == "OutOfMemoryException" and type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
-        limit = (os.environ.get("HOTDB_MEMORY_LIMIT") or "").strip()
-        return (f"DuckDB ran out of memory under HOTDB_MEMORY_LIMIT={limit or '384MiB (the default)'}: "
-                "raise it (e.g. HOTDB_MEMORY_LIMIT=2GB), or read less at once")
-    return None
+def _interrupted() -> None:
+    """Ctrl-C: what was done is kept (an ingest lands whole or not at all, a tune keeps every
+    batch measured); said in plain text first (a second Ctrl-C while Rich loads would
+    leave the exit silent), never a traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr.write("error: interrupted\n")
+    sys.stderr.flush()
+    sys.exit(130)

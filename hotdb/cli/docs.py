@@ -48,7 +48,7 @@ COMMAND_CODE = {
     "example": "`hotdb/examples/` (the bundled build, written by `make_vgg16.py`)",
     "lake": "`hotdb/ops/lake.py` over `hotdb/store/lake.py`",
     "import": "`hotdb/ops/lake.py`: `lake_import` (`hotdb/store/lake_import.py`: `import_database`)",
-    "compact": "`hotdb/ops/lake.py`: `lake_compact` (`hotdb/store/lake.py`: `Lake.compact`)",
+    "compact": "`hotdb/ops/lake.py`: `lake_compact` (`hotdb/store/lake_compact.py`: `compact`)",
     "lake export": "`hotdb/ops/lake.py`: `lake_export_parquet` (`hotdb/store/lake.py`: `Lake.export_parquet`)",
     "convert": "`hotdb/ops/lake.py`: `lake_convert` (`hotdb/store/lake_import.py`: `convert`)",
 }

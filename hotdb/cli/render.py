@@ -5,8 +5,8 @@ bench/cli_start.py)."""
 from __future__ import annotations
 
 import csv
-import io
 import json
+import math
 import os
 import shutil
 import sys
@@ -76,20 +76,61 @@ def _json_default(value):
     return str(value)
 
 
+# A terminal table of `hotdb sql` shows this many rows: one of millions is read by a program (-f csv|jsonl|json)
+TABLE_ROWS = 1000
+
+
 def render(result: Result, fmt: str = "table", view: View | None = None) -> None:
-    if fmt == "json":
-        sys.stdout.write(json.dumps(result.records(), indent=2, default=_json_default) + "\n")
-    elif fmt == "jsonl":
-        sys.stdout.write("".join(json.dumps(r, default=_json_default) + "\n" for r in result.records()))
-    elif fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(result.columns)
-        for row in result.rows:
-            writer.writerow([_csv_cell(v) for v in row])
-        sys.stdout.write(buffer.getvalue())
-    else:
+    if fmt == "table":
         _table(result, view or View(""))
+    else:
+        streamed(result.columns, [result.records()] if fmt != "csv" else [result.rows], fmt, decoded=True)
+
+
+def streamed(columns: list[str], batches, fmt: str, view=None, decoded: bool = False) -> None:
+    """Rows as they come, a batch at a time (`hotdb sql`): JSON, JSON lines and CSV hold
+    no more than a batch; a table shows the first TABLE_ROWS and counts the rest."""
+    if fmt == "table":
+        rows, more = [], 0
+        for batch in batches:
+            taken = batch[: max(TABLE_ROWS - len(rows), 0)]
+            rows += taken
+            more += len(batch) - len(taken)
+        result = Result(columns, rows, {"more_rows": more})
+        _table(result, view(result) if view else View(""))
+        return
+    dropped = 0
+    out = sys.stdout
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+    first = True
+    for batch in batches:
+        records = batch if decoded or fmt == "csv" else Result(columns, batch).records()
+        for record in records:
+            if fmt == "csv":
+                writer.writerow([_csv_cell(v) for v in record])
+                continue
+            record, lost = _finite(record)
+            dropped += lost
+            if fmt == "jsonl":
+                out.write(json.dumps(record, default=_json_default, allow_nan=False) + "\n")
+            else:  # what json.dumps(records, indent=2) writes, a record at a time
+                text = json.dumps(record, indent=2, default=_json_default, allow_nan=False)
+                out.write(("[\n" if first else ",\n") + "\n".join("  " + line for line in text.split("\n")))
+            first = False
+    if fmt == "json":
+        out.write("[]\n" if first else "\n]\n")
+    if dropped:
+        note(f"{dropped} values were not finite numbers (NaN or infinite): written as null")
+
+
+def _finite(record: dict) -> tuple[dict, int]:
+    """The record with NaN and infinite floats as None (JSON has no such numbers), and how many."""
+    bad = [k for k, v in record.items() if isinstance(v, float) and not math.isfinite(v)]
+    if not bad:
+        return record, 0
+    return {k: (None if k in bad else v) for k, v in record.items()}, len(bad)
 
 
 def _csv_cell(value):

@@ -235,7 +235,7 @@ def to_html(data: ReportData) -> str:
     if data.history:
         sections.append(f"<h2>History</h2>{_history(data)}")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>hotdb report: {html.escape(words.plain(', '.join(data.runs)))}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="generator" content="hotdb"><title>hotdb report: {html.escape(words.plain(', '.join(data.runs)))}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1em; max-width: 1400px; color: #222; }}
 table {{ border-collapse: collapse; font-size: 12px; margin: 1em 0; width: 100%; }}

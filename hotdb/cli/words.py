@@ -5,6 +5,7 @@ render.py draws them. JSON and CSV output carry every column and no words.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -339,6 +340,37 @@ def titled(title: str):
 
 
 models = titled("models")
-sql = titled("sql")
+def sql(result) -> View:
+    more = result.facts.get("more_rows", 0)
+    notes = [f"{more:,} more rows not shown: -f csv, jsonl or json write every row"] if more else []
+    return View("sql", notes=notes)
+
+
 formats = titled("formats, in detection order")
 zoo = titled("built-in models")
+
+
+def environment_error(exc: Exception) -> str | None:
+    """One line for what the machine, not hotdb, refused: a file or folder that cannot be
+    written or read (missing, a directory, read-only, a full disk), a database file that
+    DuckDB cannot read (damaged, truncated). None for anything else: a bug keeps its
+    traceback."""
+    if isinstance(exc, OSError) and not any(kind.__name__ == "DeltaError" for kind in type(exc).__mro__):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    duck = type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+    if duck and (type(exc).__name__ in ("IOException", "SerializationException", "InternalException", "FatalException")
+                 or first.startswith("Corrupt database file")):
+        return f"the database could not be read or written: {first}"
+    if (duck and "parquet" in first.lower()) or type(exc).__module__ == "pyarrow.lib":
+        return f"a file of the lake could not be read (damaged or truncated): {first}"
+    if any(kind.__name__ == "DeltaError" for kind in type(exc).__mro__):  # deltalake's, whatever module it names
+        from hotdb.store.delta import said
+
+        return f"the lake could not be read or written: {said(exc)}"
+    if type(exc).__name__ == "OutOfMemoryException" and type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
+        limit = (os.environ.get("HOTDB_MEMORY_LIMIT") or "").strip()
+        return (f"DuckDB ran out of memory under HOTDB_MEMORY_LIMIT={limit or '384MiB (the default)'}: "
+                "raise it (e.g. HOTDB_MEMORY_LIMIT=2GB), or read less at once")
+    return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hotdb import limits
-from hotdb.errors import HotdbError, ParseError, UsageError
+from hotdb.errors import HotdbError, ParseError, UsageError, ctrl_c
 from hotdb.ingest.notes import summarise
 from hotdb.ingest.reader import Reader
 from hotdb.ingest.source import FOLDER_FILES, Source
@@ -124,6 +124,8 @@ def _parse(source: Source, ingestor: Reader) -> Item:
     except HotdbError:
         raise
     except Exception as exc:  # a parser bug must not cost the user a traceback (--debug shows it)
+        if isinstance(ctrl_c(exc), KeyboardInterrupt):
+            raise KeyboardInterrupt from None  # Ctrl-C, which DuckDB reports as its own error
         raise ParseError(source.path, None, f"could not be read as {ingestor.name}: {type(exc).__name__}: {exc} "
                                             f"(if the file is valid, this is a hotdb bug)") from exc
     parsed.warnings = summarise([_file_lines(source, warning) for warning in parsed.warnings])

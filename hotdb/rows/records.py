@@ -8,6 +8,7 @@ while a large input is read (as Arrow, spilled to files) is lists.py's.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
@@ -161,6 +162,16 @@ class TuningRecordRow:
     raw_line: str
 
 
+# AutoTVM's UNKNOWN_ERROR: what a record that claims success with costs no run can have is marked
+UNMEASURED = 8
+
+
+def measured(costs: list[float] | None) -> bool:
+    """Costs a measurement can have: some, each finite and not negative (a record of cost
+    -5 s was once taken as the best, and the model projected to run in -4.97 s)."""
+    return bool(costs) and all(math.isfinite(c) and c >= 0 for c in costs)
+
+
 def measured_record(source, line_no: int, raw: str, task_index: int, result, *, target=None,
                     tvm_version=None, config_index=None) -> TuningRecordRow:
     """A tuning record from AutoTVM's and auto_scheduler's `[costs_s, error_no, all_cost_s,
@@ -176,6 +187,8 @@ def measured_record(source, line_no: int, raw: str, task_index: int, result, *, 
         config_index = int(config_index) if config_index is not None else None
     except (TypeError, ValueError):
         raise source.error(line_no, f"expected numbers in the result, found {json.dumps(result)[:60]}", field="result") from None
+    if error_no == 0 and not measured(costs):
+        error_no = UNMEASURED  # stored, never the best record
     return TuningRecordRow(line_no=line_no, task_index=task_index, config_index=config_index, costs_s=costs,
                            error_no=error_no, all_cost_s=all_cost, timestamp=timestamp,
                            target=str(target) if target is not None else None,

@@ -301,13 +301,35 @@ def empty_database() -> Path | None:
     draft = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        Store(draft, template=False).close()
+        store = Store(draft, template=False)
+        try:
+            store.con.execute("CHECKPOINT")  # on a full disk this fails here, not silently at close
+        finally:
+            store.close()
+        _check_complete(draft)
         os.replace(draft, path)  # whole or not at all; processes racing to make it each make their own
     except (OSError, duckdb.Error, DatabaseError):
+        return None
+    finally:
         with contextlib.suppress(OSError):  # the folder may be what could not be made
             draft.unlink(missing_ok=True)
-        return None
+            Path(f"{draft}.wal").unlink(missing_ok=True)
     return path
+
+
+def _check_complete(draft: Path) -> None:
+    """A template is kept only when it holds all it was made of, in the file itself: a
+    full disk once left the schema in a write-ahead log that the rename left behind, and
+    every read after that found "no schema" (DatabaseError otherwise)."""
+    if Path(f"{draft}.wal").exists():
+        raise DatabaseError(f"{draft}: not checkpointed")
+    con = duckdb.connect(str(draft), read_only=True)
+    try:
+        version, digest = con.execute("SELECT schema_version, views_sha256 FROM _hotdb_stamp").fetchall()[0]
+    finally:
+        con.close()
+    if version != latest_schema_version() or digest != views_digest():
+        raise DatabaseError(f"{draft}: incomplete")
 
 
 def _copy_empty(path: Path) -> None:

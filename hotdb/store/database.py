@@ -18,6 +18,7 @@ from hotdb.store.connection import Store, default_path
 class Database:
     def __init__(self, path: str | Path | None = None, *, lake: str | Path | None = None, as_of: str | None = None):
         self.path = Path(path) if path is not None else None
+        self.as_of = as_of
         self.lake = None
         if lake is not None:
             from hotdb.store.lake import Lake
@@ -63,10 +64,11 @@ class Database:
             return version, store.schema_version()
 
     def lake_at(self, where: str | Path, create: bool = False):
-        """The lake at a folder or URI (s3://...); a folder must exist unless `create`."""
+        """The lake at a folder or URI (s3://...), at --as-of when given (a read of an older
+        version: writing it is refused); a folder must exist unless `create`."""
         from hotdb.store.lake import Lake
 
-        lake = Lake(where)
+        lake = Lake(where, self.as_of)
         if lake.local is not None and not create and not lake.local.is_dir():
             raise UsageError(f"no lake at {where}")
         return lake

@@ -20,9 +20,9 @@ committed before it began (compaction rewrites files, not rows). `--as-of` reads
 commit log at an older version or time.
 
 Rows of a commit that never landed (a killed writer, a lost race) are invisible;
-`lake compact` deletes them once older than HOTDB_LAKE_RETENTION (a writer gives up an
-attempt older than half of it), merges small files, and vacuums what no version since
-then needs. Commit ids start with their time in seconds, which says their age.
+`lake compact` (lake_compact.py) deletes them once the commit log says they never will
+(abandoned, decided like every claim: no clock, no process id), merges small files, and
+vacuums what no version of the lake's retention needs.
 
 Ids are BIGINT drawn from a random 2^24-wide range per ingest (model ids from a hash
 of the name), so writers never need to agree on a sequence. The lake holds the tables
@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import shutil
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -46,14 +48,16 @@ from hotdb import limits
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.failpoints import failpoint
 from hotdb.resources import sql, sql_names
-from hotdb.store import delta, lake_lease
-from hotdb.store.connection import Store, empty_database
+from hotdb.store import delta
+from hotdb.store.connection import Store, empty_database, latest_schema_version
+from hotdb.store.lake_claims import LAKE_MODEL, LakeClaims
 
 # tables of the schema that hold no data of a model: the database's own bookkeeping
 _NOT_DATA = ("schema_migrations", "hotdb_meta", "family_compat")
 # the columns that tie a row to an ingest, most specific first
 _KEYS = ("ingest_id", "run_id", "source_id", "model_id")
 ID_RANGE_BITS = 24
+_NOT_IN_PATHS = "%[]^|\\"  # characters delta-rs cannot take in a local path
 _EPOCH = 1577836800  # 2020-01-01: commit ids are (seconds since) << 32 | random
 # the rows of a table that an ingest wrote, by the table's key column (queries/lake/rows_*.sql)
 _ROWS = {"ingest_id": "rows_ingest_id", "run_id": "rows_run_id", "source_id": "rows_source_id",
@@ -96,15 +100,6 @@ def new_commit_id() -> int:
     return (int(time.time()) - _EPOCH) << 32 | secrets.randbits(32)
 
 
-def commit_started_at(commit_id: int) -> float:
-    """When a commit's writer drew its id (a Unix time, in whole seconds)."""
-    return _EPOCH + (commit_id >> 32)
-
-
-def commit_age_s(commit_id: int) -> float:
-    return time.time() - commit_started_at(commit_id)
-
-
 def _root(root: str | Path) -> str:
     text = str(root)
     return text if delta.is_remote(text) else str(Path(text.removeprefix("file://")).absolute())
@@ -112,12 +107,21 @@ def _root(root: str | Path) -> str:
 
 class Lake:
     def __init__(self, root: str | Path, as_of: str | None = None):
+        if not str(root).strip():
+            raise UsageError("the lake is an empty name: give a folder or a URI (--lake would make the current "
+                             "folder a lake)")
         self.root = _root(root)
         self.as_of = as_of
-        if self.local is not None and "%" in self.root:
-            # delta-rs decodes a local path as a URI ("a%20b" becomes "a b"), even given as one
-            raise UsageError(f"{self.root}: a lake's folder may not have '%' in its path (delta-rs would read "
-                             "another folder); choose another")
+        try:
+            delta.check_credentials(self.root)
+        except delta.CredentialsMissing as exc:
+            raise UsageError(str(exc)) from None
+        odd = sorted(set(self.root) & set(_NOT_IN_PATHS)) if self.local is not None else []
+        if odd:
+            # delta-rs reads a local path as a URI: '%' is decoded ("a%20b" becomes "a b") and
+            # the others make it panic after it made half a lake (measured, deltalake 1.6)
+            raise UsageError(f"{self.root}: a lake's folder may not have {' '.join(map(repr, odd))} in its path "
+                             "(delta-rs reads a path as a URI); choose another")
 
     @property
     def local(self) -> Path | None:
@@ -163,22 +167,24 @@ class Lake:
         if log is None:
             return []
         try:
-            with duckdb.connect() as con:
-                source = self._source(con, "commits", log, native=True)
-                return [] if source is None else con.execute(f"SELECT DISTINCT commit_id, model_id FROM {source}").fetchall()
-        except (FileNotFoundError, duckdb.IOException):
+            rows = delta.dataset(log).to_table(columns=["commit_id", "model_id"])
+        except OSError as exc:  # pyarrow's, through delta-rs's store: a file the log names is gone
+            if not isinstance(exc, FileNotFoundError) and "not found" not in str(exc).lower():
+                raise
             if self.as_of is not None:
                 raise UsageError(f"--as-of {self.as_of}: `lake compact` has vacuumed that version's files (a lake keeps "
-                                 "the versions of the last HOTDB_LAKE_RETENTION seconds)") from None
-            raise DatabaseError(f"{self.root}: a compaction removed files while they were read (its "
-                                "HOTDB_LAKE_RETENTION is shorter than this read took): read again") from None
+                                 "the versions of its retention, HOTDB_LAKE_RETENTION)") from None
+            raise DatabaseError(f"{self.root}: a compaction removed files while they were read (the lake's "
+                                "retention is shorter than this read took): read again") from None
+        pairs = rows.group_by(["commit_id", "model_id"]).aggregate([])
+        return list(zip(pairs.column("commit_id").to_pylist(), pairs.column("model_id").to_pylist()))
 
     def _log(self):
         """The commit log, at --as-of when given."""
         log = delta.open_table(self.uri(delta.COMMITS))
         if self.as_of is None or log is None:
             return log
-        if self.as_of.isdigit():
+        if self.as_of.isascii() and self.as_of.isdigit():  # not '²', which isdigit() takes
             if int(self.as_of) > log.version():
                 raise UsageError(f"--as-of {self.as_of}: the lake's commit log has versions 0 to {log.version()}")
             return delta.open_table(self.uri(delta.COMMITS), int(self.as_of))
@@ -225,6 +231,7 @@ class Lake:
         store = Store(template, create=False, read_only=True) if template else Store(":memory:")
         try:
             commits = [commit for commit, _ in self._commit_rows(self._log())]
+            failpoint("lake-read-log")  # the log read, the tables not yet
             # the file's own catalog: `main.x` alone would name the temporary view being made
             catalog = store.con.execute("SELECT current_database()").fetchall()[0][0].replace('"', '""')
             for table, rows in self._views(store.con, commits, native=external_access).items():
@@ -237,10 +244,18 @@ class Lake:
         return store
 
     def _context(self, model: str, commits: list[tuple[int, int]], with_runs: bool = True) -> Store:
-        """An in-memory, writable database holding one model's committed rows, for an ingest
-        to add to. Without `with_runs`, the nodes of its runs stay out (a profile's ingest
+        """A scratch, writable database holding one model's committed rows, for an ingest to
+        add to. Without `with_runs`, the nodes of its runs stay out (a profile's ingest
         matches only its own run)."""
-        store = Store(":memory:")
+        store = _scratch()
+        try:
+            self._fill(store, model, commits, with_runs)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _fill(self, store: Store, model: str, commits: list[tuple[int, int]], with_runs: bool) -> None:
         model_id = model_id_of(model)
         mine = [commit for commit, model in commits if model == model_id]
         skip = () if with_runs else [t for t, key in tables().items() if key == "run_id" and t != "runs"]
@@ -251,7 +266,6 @@ class Lake:
         for sequence in ("ingest_id_seq", "source_id_seq", "run_id_seq"):
             # DuckDB takes no parameter in DDL: the start is an int this function drew
             store.con.execute(f"CREATE OR REPLACE SEQUENCE {sequence} START {int(base) + 1}")
-        return store
 
     # -- writing ------------------------------------------------------------------------
     def ingest(self, model: str, items, **load_options):
@@ -259,6 +273,8 @@ class Lake:
         from hotdb.store.loader import load
 
         self._writable()
+        # a bad value is said before the commit, not after it landed (exit 1 for a stored ingest)
+        limits.lake_auto_compact_files(), limits.lake_retention_setting()
         model_level = any(parsed.role != "profile" for _, _, parsed in items)
         with Attempts(self.root) as attempts:
             while True:
@@ -288,15 +304,32 @@ class Lake:
         if log is None or len(log.file_uris()) < threshold:
             return
         try:
-            self.compact()
+            from hotdb.store import lake_compact
+
+            lake_compact.compact(self, limits.lake_retention_setting(), may_probe=False)
         except (DatabaseError, UsageError, OSError, duckdb.Error):
             pass
 
     def _ensure_log(self):
+        """The commit log at its latest version (made when missing), once this hotdb may
+        write to it: a lake a newer hotdb wrote (a newer schema) is refused, in one line;
+        a lake that has not seen this hotdb's schema version records it."""
         if self.local is not None:
             self.local.mkdir(parents=True, exist_ok=True)
         try:
-            return delta.ensure_commits(self.root)
+            mine = latest_schema_version()
+            log = delta.ensure_commits(self.root, new_commit_id(), LAKE_MODEL, [f"schema:{mine}"])
+            claims = self._lake_claims(log)
+            if claims.schema() > mine:
+                raise UsageError(f"{self.root}: written by a newer hotdb (schema {claims.schema()}; this one knows "
+                                 f"{mine}): upgrade hotdb to write to it (reads work as they are)")
+            if claims.schema() < mine:
+                try:
+                    delta.claim(log, new_commit_id(), LAKE_MODEL, [f"schema:{mine}"])
+                except delta.Conflict:
+                    pass  # recorded by the next writer
+                log = delta.open_table(self.uri(delta.COMMITS))
+            return log
         except OSError as exc:
             raise _write_error(self.root, exc) from None
 
@@ -330,10 +363,6 @@ class Lake:
         (a commit of its model landed since it read), after waiting a little."""
         seen = {commit for commit, _ in self._commit_rows(log)}
         while True:
-            retention_s = limits.lake_retention_s()
-            if retention_s and commit_age_s(commit_id) > retention_s / 2:
-                attempts.stalled("its attempt took longer than half of HOTDB_LAKE_RETENTION")
-                return False  # compaction may take its rows for a dead writer's: do it again
             try:
                 delta.claim(log, commit_id, model_id, claims)
                 failpoint("lake-committed")
@@ -343,101 +372,40 @@ class Lake:
                 new = [(commit, model) for commit, model in self._commit_rows(log) if commit not in seen]
                 seen.update(commit for commit, _ in new)
                 attempts.progress(len(new))
+                if commit_id in self._lake_claims(log).abandoned:
+                    return False  # a compaction took it for a dead writer's and deletes its rows: do it again
                 if any(model == model_id for _, model in new):
                     attempts.wait()
                     return False  # a commit of this model landed since: read again, decide again
 
     # -- maintenance --------------------------------------------------------------------
     def compact(self) -> dict:
-        """Each table's small files merged, the rows of commits that never landed deleted
-        (once older than HOTDB_LAKE_RETENTION), old files vacuumed; safe beside writers and
-        readers. One compaction at a time (lake_lease.py): another one finds the lake
-        leased and leaves it ({"busy": its owner})."""
-        self._writable()
-        retention_s = limits.lake_retention_s()
-        lease = self._lease(retention_s)
-        if isinstance(lease, str):
-            return {"busy": lease, "tables": 0, "files_removed": 0, "orphan_commits": 0}
-        try:
-            return self._compact_tables(retention_s)
-        finally:
-            self._commit_lake_claim(f"compacted:{lease}")
+        """Each table's small files merged, the rows of commits that will never land deleted,
+        old files vacuumed; safe beside writers, readers and other compactions, on any host
+        (lake_compact.py). Another one holding the lease leaves it: {"busy": its owner}."""
+        from hotdb.store import lake_compact
 
-    def _lake_claims(self, log) -> list[tuple[str, float]]:
-        """The lake's own claims (compaction leases), each with its age in seconds."""
-        with duckdb.connect() as con:
-            source = None if log is None else self._source(con, "commits", log, native=True)
-            if source is None:
-                return []
-            rows = con.execute(f"SELECT claim, epoch(committed_at) FROM {source} WHERE model_id = $m",
-                               {"m": lake_lease.LAKE_MODEL}).fetchall()
-        return [(claim, time.time() - at) for claim, at in rows]
+        return lake_compact.compact(self, limits.lake_retention_setting())
 
-    def _lease(self, retention_s: float) -> int | str:
-        """The number of the lease this compaction took, or the owner of the one running."""
-        with Attempts(self.root) as attempts:
-            while True:
-                log = delta.open_table(self.uri(delta.COMMITS))
-                if log is None:
-                    raise UsageError(f"no lake at {self.root}")
-                claims = self._lake_claims(log)
-                owner = lake_lease.holder(claims, retention_s / 2)
-                if owner is not None:
-                    return owner
-                number = lake_lease.next_lease(claims)
-                try:
-                    delta.claim(log, new_commit_id(), lake_lease.LAKE_MODEL, [f"compact:{number} {lake_lease.this_owner()}"])
-                    return number
-                except delta.Conflict:  # another commit landed since: look again
-                    attempts.progress(1)
-                    attempts.wait()
+    def _lake_claims(self, log) -> LakeClaims:
+        """The lake's own claims (lake_claims.py) at the log's version."""
+        import pyarrow.compute as pc
 
-    def _commit_lake_claim(self, claim: str) -> None:
-        with Attempts(self.root) as attempts:
-            while True:
-                try:
-                    delta.claim(delta.open_table(self.uri(delta.COMMITS)), new_commit_id(), lake_lease.LAKE_MODEL, [claim])
-                    return
-                except delta.Conflict:
-                    attempts.progress(1)
-                    attempts.wait()
-
-    def _compact_tables(self, retention_s: float) -> dict:
-        # commits that started before `read_at` less the retention and had not landed by
-        # then never will (a writer gives up an attempt older than half of it)
-        read_at = time.time()
-        committed = {commit for commit, _ in self._commit_rows(delta.open_table(self.uri(delta.COMMITS)))}
-        counts = {"tables": 0, "files_removed": 0, "orphan_commits": 0}
-        for table in tables():
-            orphans = self._orphans(table, committed, read_at - retention_s)
-            failpoint("compact-table")
-            # ids are integers this function read from the table: the only values in the predicate
-            predicate = f"lake_commit IN ({', '.join(str(int(c)) for c in orphans)})" if orphans else None
-            done = delta.compact(self.uri(table), retention_s, predicate)
-            counts["tables"] += 1
-            counts["files_removed"] += done["files_removed"]
-            counts["orphan_commits"] += len(orphans)
-        delta.compact(self.uri(delta.COMMITS), retention_s)
-        return counts
-
-    def _orphans(self, table: str, committed: set[int], started_before: float) -> list[int]:
-        """Commit ids with rows in `table` that had not landed when the log was read and
-        had started before `started_before` (a time): too old to land still."""
-        data = delta.open_table(self.uri(table))
-        if data is None:
-            return []
-        with duckdb.connect() as con:
-            source = self._source(con, table, data, native=True)
-            if source is None:
-                return []
-            ids = [r[0] for r in con.execute(f"SELECT DISTINCT lake_commit FROM {source}").fetchall()]
-        return sorted(c for c in ids if c not in committed and commit_started_at(c) < started_before)
+        if log is None:
+            return LakeClaims()
+        rows = delta.dataset(log).to_table(columns=["claim"], filter=pc.field("model_id") == LAKE_MODEL)
+        return LakeClaims.parse(rows.column("claim").to_pylist())
 
     def export_parquet(self, folder: Path) -> dict:
         """The committed rows as plain Parquet, one folder per table (FOLDER/<table>/
         data.parquet), for engines without Delta; written aside, then renamed into place."""
         if folder.exists() and any(folder.iterdir()):
             raise UsageError(f"{folder} exists and is not empty: give a new folder")
+        real = folder.resolve()
+        for above in [real, *real.parents]:
+            # inside a lake, a folder such as model=x would make it read as hotdb 0.2's layout
+            if (self.local is not None and above == self.local.resolve()) or (above / delta.COMMITS).is_dir():
+                raise UsageError(f"{folder}: is inside a lake ({above}): give a folder outside it")
         staging = folder.parent / f".{folder.name}.{secrets.token_hex(6)}"
         counts = {}
         with self.reader() as store:
@@ -449,6 +417,32 @@ class Lake:
             folder.rmdir()
         staging.rename(folder)
         return counts
+
+class _Scratch(Store):
+    """A copy of the empty database in a folder of its own, removed when it is closed."""
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            shutil.rmtree(self.path.parent, ignore_errors=True)
+
+
+def _scratch() -> Store:
+    """A writable database of this hotdb's schema for one ingest: a copy of the cached empty
+    database (connection.empty_database), whose schema and views are made already (made
+    anew in memory they were 0.46 s of a 1.06 s lake ingest); in memory without a cache."""
+    template = empty_database()
+    if template is None:
+        return Store(":memory:")
+    folder = Path(tempfile.mkdtemp(prefix="hotdb-ingest-"))
+    try:
+        shutil.copyfile(template, folder / "scratch.duckdb")
+        return _Scratch(folder / "scratch.duckdb", create=False)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
 
 class Attempts:
     """How long a writer keeps trying: as long as other writers make progress, and
@@ -477,10 +471,6 @@ class Attempts:
         time.sleep(self.delay + secrets.randbelow(50) / 1000)  # writers that wake together do not collide again
         self.delay = min(self.delay * 1.5, 0.5)
 
-    def stalled(self, why: str) -> None:
-        if time.monotonic() > self.deadline:
-            raise DatabaseError(f"{self.root}: could not commit: {why}")
-
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict, commit_id: int):
     """The rows of queries/lake/<name>.sql, each with the commit's id, as an Arrow table."""
@@ -492,5 +482,5 @@ def _write_error(root: str, exc: Exception) -> DatabaseError:
     """A failed write to the lake (a full disk, a read-only folder), in one line."""
     if isinstance(exc, OSError):
         where = f" ({exc.filename})" if exc.filename else ""
-        return DatabaseError(f"{root}: could not write the lake: {exc.strerror or exc}{where}")
-    return DatabaseError(f"{root}: could not write the lake: {str(exc).splitlines()[0]}")
+        return DatabaseError(f"{root}: could not write the lake: {exc.strerror or delta.said(exc)}{where}")
+    return DatabaseError(f"{root}: could not write the lake: {delta.said(exc)}")

@@ -328,7 +328,9 @@ def test_outputs_onto_a_fifo_a_device_or_a_link_are_written_through(tmp_path, vg
     target, link = tmp_path / "tasks.json", tmp_path / "link.json"
     target.write_text("old")
     link.symlink_to(target)
-    assert run("--db", db, "export", "--to", "json", "--coverage", "90", "-o", link)[0].returncode == 0
+    refused = run("--db", db, "export", "--to", "json", "--coverage", "90", "-o", link)[0]  # "old" is not hotdb's
+    assert refused.returncode == 1 and "--force" in refused.stderr and target.read_text() == "old"
+    assert run("--db", db, "export", "--to", "json", "--coverage", "90", "-o", link, "--force")[0].returncode == 0
     assert link.is_symlink() and json.loads(target.read_text())
 
 

@@ -25,6 +25,9 @@ from hotdb.ingest.text import LineRuns
 
 # Texts larger than this are artifacts of their own (a tuning log, a large report): not pastes.
 MAX_PASTE_BYTES = 16 * 2**20
+# Nor is a text with a line longer than this (a paste is prose and printouts): each format's
+# search for its blocks is linear, but with ~45 searches a 16 MiB line took 21 s
+MAX_PASTE_LINE = 2**20
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ def split(source: Source, registry: list[Reader], *, alone: bool = False) -> tup
     try:
         lines = source.lines
     except Exception:  # not text: detection says so
+        return None
+    if max(map(len, lines), default=0) > MAX_PASTE_LINE:
         return None
     claims: list[tuple[int, int, Reader]] = []
     taken = [False] * len(lines)

@@ -226,6 +226,8 @@ def _cells(body: str, table: _Table) -> tuple[list[str], bool] | None:
             return None
     else:
         segments = [(m.start(), m.end(), m.group()) for m in _SEGMENT.finditer(body)]
+        if len(segments) > 2 * n:
+            return None  # far more cells than labels: no row of this table (placing each was a long line's minutes)
         if len(segments) == n - 1 and table.columns[0].role == "name":
             segments = _one_space_apart(segments)
         glued = (len(segments) == n - 1 and table.columns[0].role == "name" and
@@ -246,11 +248,11 @@ def _cells(body: str, table: _Table) -> tuple[list[str], bool] | None:
 def _by_position(segments, columns: list[_Column]) -> list[str]:
     """Cells of a row with missing cells: each under the header label it overlaps most (cells
     are left- or right-aligned under their label), or the nearest one."""
-    cells = [""] * len(columns)
+    parts: list[list[str]] = [[] for _ in columns]  # joined once: appending to a string was quadratic in a long line
     for start, end, text in segments:
         best = min(range(len(columns)), key=lambda i: _distance(start, end, columns[i]))
-        cells[best] = f"{cells[best]} {text}".strip()
-    return cells
+        parts[best].append(text)
+    return [" ".join(texts) for texts in parts]
 
 
 def _one_space_apart(segments: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

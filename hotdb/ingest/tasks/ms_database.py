@@ -24,6 +24,7 @@ import struct
 from hotdb.ingest.source import MS_FILES, Source
 from hotdb.rows import FAILED_RUN_SECS, Parsed, TaskRow, TuningRecordRow
 from hotdb.rows.derive import attach_workload
+from hotdb.rows.records import measured
 from hotdb.workload import flat_dims, from_kernel_args
 from hotdb.workload.families import sblock_family
 
@@ -84,7 +85,7 @@ class MsDatabase:
             else:
                 target_text = None
             costs = [float(c) for c in run_secs] if isinstance(run_secs, list) else None
-            failed = costs is None or any(c >= FAILED_RUN_SECS for c in costs)
+            failed = not measured(costs) or any(c >= FAILED_RUN_SECS for c in costs)
             parsed.records.append(TuningRecordRow(
                 line_no=line_no, task_index=index, config_index=None, costs_s=costs, error_no=1 if failed else 0,
                 all_cost_s=None, timestamp=None, target=target_text, tvm_version=None, raw_line=raw))
