@@ -87,7 +87,7 @@ def capture(spec: str, repeat: int):
     from hotdb.ops.capture import _capture_alone
 
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        return pool.apply(_capture_alone, (spec, None, None, repeat, 1))
+        return pool.apply(_capture_alone, (spec, None, None, repeat, 1, None, None))
 
 
 def take_captures(model: str, pairs: int, load_kind: str, repeat: int, rng: random.Random) -> tuple[dict, list]:

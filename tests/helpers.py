@@ -124,6 +124,13 @@ def check_all_exact(cli, truth_path):
 
 
 # --- hotdb run as a user runs it: in a process of its own, or in this one ---------------
+def interruptible() -> None:
+    """A child's preexec_fn: Ctrl-C (SIGINT) reaches it as it reaches a terminal's
+    foreground job. A shell starts background jobs with SIGINT ignored (`nohup ... &`, a
+    CI runner's), Python then keeps ignoring it, and a test's Ctrl-C never arrives."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def hotdb(*args, env=None, check=True) -> subprocess.CompletedProcess:
     proc = subprocess.run([sys.executable, "-m", "hotdb", *map(str, args)], capture_output=True, text=True,
                           timeout=300, env=env)

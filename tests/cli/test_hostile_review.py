@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import DATA, here
+from helpers import DATA, here, interruptible
 
 
 def run(*args, env=None, preexec=None) -> subprocess.CompletedProcess:
@@ -211,7 +211,7 @@ def test_ctrl_c_says_interrupted_and_keeps_the_database_whole(tmp_path, vgg16):
     db = tmp_path / "db.duckdb"
     here("--db", db, "ingest", vgg16["relay"], vgg16["tasks"], "--model", "m")
     proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "ingest", str(vgg16["table"]), "--model",
-                             "m"], stderr=subprocess.PIPE, text=True,
+                             "m"], stderr=subprocess.PIPE, text=True, preexec_fn=interruptible,
                             env={**os.environ, "HOTDB_FAILPOINT": "before-commit", "HOTDB_FAILPOINT_SLEEP": "30"})
     for line in proc.stderr:
         if "failpoint before-commit" in line:

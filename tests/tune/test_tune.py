@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from helpers import ROOT
+from helpers import ROOT, interruptible
 
 from hotdb import Hotdb
 
@@ -299,13 +299,6 @@ def test_a_wall_clock_budget_stops_the_tune_within_one_batch(tmp_path, monkeypat
     assert time.monotonic() - started < 60 + 300  # it stopped (a hung tune would not)
 
 
-def _interruptible() -> None:
-    """In the child, before hotdb starts: Ctrl-C reaches it as it reaches a terminal's
-    foreground job. A shell starts background jobs with SIGINT ignored (`nohup ... &`, a
-    CI runner's), Python then keeps ignoring it, and the test's Ctrl-C never arrives."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _tuner_processes(proc: subprocess.Popen) -> tuple[psutil.Process | None, list[psutil.Process]]:
     """The tuner process hotdb started, and MetaSchedule's worker processes under it."""
     for child in psutil.Process(proc.pid).children():
@@ -333,7 +326,7 @@ def test_a_killed_worker_is_said_and_ctrl_c_keeps_every_record(tmp_path):
     with err.open("w") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "60",
                                  "--trials", "60", "--work-dir", str(work), *BUSY], stdout=subprocess.PIPE,
-                                stderr=stderr, text=True, start_new_session=True, preexec_fn=_interruptible,
+                                stderr=stderr, text=True, start_new_session=True, preexec_fn=interruptible,
                                 env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path)})
     try:
         _wait_for(proc, err, JOINED.pattern, 900)  # a first batch landed

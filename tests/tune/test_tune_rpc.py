@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, Fleet
+from helpers import ROOT, Fleet, interruptible
 
 pytestmark = pytest.mark.slow
 
@@ -131,11 +131,6 @@ def test_docs_devices_md_runs_as_written(tmp_path):
 JOINED = re.compile(r"^(\d+)/\d+ trials  \S+: \d+ of \d+ measured", re.M)
 
 
-def _interruptible() -> None:
-    """Ctrl-C reaches the child as a terminal's foreground job (tests/tune/test_tune.py says why)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _batches(path: Path) -> list[int]:
     """The trials done as each batch landed, as the tune said them."""
     return [int(n) for n in JOINED.findall(path.read_text(errors="replace"))]
@@ -163,7 +158,7 @@ def test_a_device_killed_mid_tune_is_named_and_the_tune_goes_on(fleet, tmp_path)
         proc = subprocess.Popen([sys.executable, "-m", "hotdb", "--db", str(db), "tune", "mlp", "--coverage", "100",
                                  "--trials", "60", "--rounds", "1", "--work-dir", str(tmp_path / "tune"),
                                  "--rpc", fleet.tracker, "--key", fleet.key, *BUSY], stdout=subprocess.PIPE,
-                                stderr=err, text=True, start_new_session=True, preexec_fn=_interruptible,
+                                stderr=err, text=True, start_new_session=True, preexec_fn=interruptible,
                                 env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path / "cache")})
     try:
         _wait(proc, err_path, 1)
