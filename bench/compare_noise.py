@@ -27,8 +27,9 @@ Load, between captures: `quiet` none; `steady` two CPU-bound processes for the w
 
 `--captures FILE` keeps the captures (a pickle) and judges those of an earlier run again
 when FILE exists. Each capture's load is reported with what it measured of the other
-processes' CPU use (runs.others_cpu_pct): a capture beside them is left out of its side
-and of the history, and a side with no quiet capture is not judged (docs/design.md).
+processes' CPU use (runs.others_cpu_pct): a busy side's interval is widened by the most
+that load can slow it (queries/_load_slowdown.sql), busy captures stay out of the history,
+and a gate with nothing it can test refuses (docs/design.md).
 
 Reported per configuration: A/A items called changed / items tested (kernels, the whole
 run apart) and gates `--fail-on-regression 5` failed (a regression) or refused (nothing
@@ -212,7 +213,7 @@ def main() -> None:
         if s["changed_items"] and s["role"] == "aa":
             print(f"\nA/A {s['config']}, called changed: " + "; ".join(s["changed_items"]))
     if args.json:
-        args.json.write_text(json.dumps({"args": vars(args) | {"json": str(args.json)}, "loads": loads,
+        args.json.write_text(json.dumps({"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}, "loads": loads,
                                          "summary": summary}, indent=1))
 
 
