@@ -219,7 +219,8 @@ def skeleton(text: str) -> str:
     # notes wrap at the width where their figures do: words, not line breaks, are kept;
     # and whether other processes shared the CPUs is the machine's, not the job's
     words = re.sub(r"\s+", " ", re.sub(r"([━─ ])\1+", r"\1", re.sub(r"\d[\d,.]*", "#", "\n".join(kept))))
-    return re.sub(r" ?run \S+ was captured while other processes used .*?\(compare allows for the load\)", "", words)
+    return re.sub(r" ?(?:warning: )?run \S+ was captured while other processes used .*?\(compare allows for the load\)",
+                  "", words)
 
 
 def generate() -> dict[str, str]:

@@ -34,6 +34,18 @@ def test_the_main_job_prints_what_the_readme_shows():
     assert re.search(r"^\d+ tasks cover \d+\.\d % of the tunable kernel time", now, re.M)
 
 
+def test_a_busy_machine_s_warning_is_no_change_to_the_main_job():
+    """Whether other processes shared the CPUs is the machine's: the main job run beside
+    them (a busy CI runner) warns so, as a line of its own, and still shows what the
+    README shows."""
+    from hotdb.wording import busy_capture
+
+    shown = next(_LIVE.finditer(README.read_text())).group(0)
+    first, rest = shown.split("\n", 2)[:2], shown.split("\n", 2)[2]
+    busy = "\n".join([*first, "warning: " + busy_capture("run resnet18-1", 62, 2.6), rest])
+    assert skeleton(busy) == skeleton(shown) and busy != shown
+
+
 def test_the_readme_python_snippet_runs(tmp_path):
     snippet = re.search(r"```python\n(.*?)```", README.read_text(), re.S).group(1)
     printed = io.StringIO()
