@@ -25,6 +25,11 @@ def test_the_readme_command_blocks_are_what_the_commands_print():
 
 
 @pytest.mark.slow
+def test_the_readme_stays_short():
+    """The main job first, details in docs/: the README under 10 KB."""
+    assert len(README.read_bytes()) < 10_000
+
+
 def test_the_main_job_prints_what_the_readme_shows():
     """`hotdb profile resnet18` captured again: the same lines and words, other times."""
     text = README.read_text()
