@@ -20,7 +20,9 @@ def lake_import(database: Database, lake: str | Path) -> dict:
 def lake_compact(database: Database, lake: str | Path) -> dict:
     """Merge the lake's small files, delete rows of commits that never landed, vacuum;
     safe while others read and write. Counts of the tables, files removed and orphan commits."""
-    return database.lake_at(lake).compact()
+    from hotdb.store.lake_compact import compact
+
+    return compact(database.lake_at(lake))
 
 
 def lake_export_parquet(database: Database, lake: str | Path, folder: Path) -> dict:

@@ -1,7 +1,7 @@
 """Rows: what every reader and a live capture produce, and what the loader stores.
 
-* records.py: one dataclass per table (NodeRow, IrCallRow, TaskRow, ...), and Parsed,
-  everything one input yields;
+* records.py: one dataclass per table (NodeRow, IrCallRow, TaskRow, ...);
+* parsed.py: Parsed, everything one input yields;
 * lists.py: rows kept compactly while a large input is read (Arrow, spilled to files);
 * arrow.py: rows as Arrow tables, a value no column can hold named on its line;
 * derive.py: what a kernel's symbol and shapes say of it (family, numbering, workload).
@@ -26,16 +26,15 @@ from hotdb.rows.lists import (
     record_schema,
     sample_schema,
 )
+from hotdb.rows.parsed import ROLES, Parsed
 from hotdb.rows.records import (
     CALL_COLUMNS,
     FAILED_RUN_SECS,
     INT32_MAX,
-    ROLES,
     SIGNATURE_COLUMNS,
     GraphNodeRow,
     IrCallRow,
     NodeRow,
-    Parsed,
     RunInfo,
     SampleRow,
     Shape,

@@ -46,7 +46,12 @@ class Database:
         from hotdb.store.loader import load
 
         if self.lake is not None:
-            return self.lake.ingest(model, items, **options)
+            from hotdb.store import lake_compact
+
+            result = self.lake.ingest(model, items, **options)
+            if not result.nothing_new:
+                lake_compact.after_commit(self.lake)
+            return result
         with Store(self.file, create=True) as store:
             return load(store, model, items, **options)
 

@@ -269,7 +269,8 @@ class Lake:
 
     # -- writing ------------------------------------------------------------------------
     def ingest(self, model: str, items, **load_options):
-        """Store one ingest (as hotdb.store.loader.load does) as one commit of the lake."""
+        """Store one ingest (as hotdb.store.loader.load does) as one commit of the lake (the
+        caller then compacts when due: lake_compact.after_commit)."""
         from hotdb.store.loader import load
 
         self._writable()
@@ -290,25 +291,7 @@ class Lake:
                     self._append(store.con, commit_id, [ingest_id])
                     claims = self._claims(store.con, [ingest_id])
                 if self._commit(log, commit_id, model_id_of(model), claims, attempts):
-                    self._auto_compact()
                     return result
-
-    def _auto_compact(self) -> None:
-        """Compact once the commit log holds HOTDB_LAKE_AUTO_COMPACT files (each commit adds
-        one to it and to each table it wrote): a reader opens every file of every table, so
-        a lake left as writers leave it grows slower to read (bench/lake_top.py). The ingest
-        has landed: a compaction that cannot run now (another holds the lease, or it fails)
-        is left to the next writer."""
-        threshold = limits.lake_auto_compact_files()
-        log = delta.open_table(self.uri(delta.COMMITS)) if threshold else None
-        if log is None or len(log.file_uris()) < threshold:
-            return
-        try:
-            from hotdb.store import lake_compact
-
-            lake_compact.compact(self, limits.lake_retention_setting(), may_probe=False)
-        except (DatabaseError, UsageError, OSError, duckdb.Error):
-            pass
 
     def _ensure_log(self):
         """The commit log at its latest version (made when missing), once this hotdb may
@@ -377,15 +360,6 @@ class Lake:
                 if any(model == model_id for _, model in new):
                     attempts.wait()
                     return False  # a commit of this model landed since: read again, decide again
-
-    # -- maintenance --------------------------------------------------------------------
-    def compact(self) -> dict:
-        """Each table's small files merged, the rows of commits that will never land deleted,
-        old files vacuumed; safe beside writers, readers and other compactions, on any host
-        (lake_compact.py). Another one holding the lease leaves it: {"busy": its owner}."""
-        from hotdb.store import lake_compact
-
-        return lake_compact.compact(self, limits.lake_retention_setting())
 
     def _lake_claims(self, log) -> LakeClaims:
         """The lake's own claims (lake_claims.py) at the log's version."""

@@ -29,11 +29,16 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+import duckdb
+
+from hotdb import limits
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.failpoints import failpoint
 from hotdb.store import delta
 from hotdb.store.lake import Attempts, Lake, new_commit_id, tables
 from hotdb.store.lake_claims import LAKE_MODEL, LakeClaims, alive, this_owner
+
+_SETTING = object()  # the retention HOTDB_LAKE_RETENTION sets, if any (limits.lake_retention_setting)
 
 
 @dataclass(frozen=True)
@@ -43,10 +48,28 @@ class Lease:
     retention_s: float
 
 
-def compact(lake: Lake, wanted_retention_s: float | None, may_probe: bool = True) -> dict:
+def after_commit(lake: Lake) -> None:
+    """A writer's compaction, once the commit log holds HOTDB_LAKE_AUTO_COMPACT files (each
+    commit adds one to it and to each table it wrote): a reader opens every file of every
+    table, so a lake left as writers leave it grows slower to read (bench/lake_top.py). The
+    ingest has landed: a compaction that cannot run now (another holds the lease, or it
+    fails) is left to the next writer."""
+    threshold = limits.lake_auto_compact_files()
+    log = delta.open_table(lake.uri(delta.COMMITS)) if threshold else None
+    if log is None or len(log.file_uris()) < threshold:
+        return
+    try:
+        compact(lake, may_probe=False)
+    except (DatabaseError, UsageError, OSError, duckdb.Error):
+        pass
+
+
+def compact(lake: Lake, wanted_retention_s: float | None = _SETTING, may_probe: bool = True) -> dict:
     """Compact the lake, or leave it to the compaction that holds its lease ({"busy": owner}).
     Without `may_probe` (a writer's compaction, just after its commit: the log's newest
     file tells the store's time), no probe is written to learn whether a lease ran out."""
+    if wanted_retention_s is _SETTING:
+        wanted_retention_s = limits.lake_retention_setting()
     lake._writable()
     lease = _take_lease(lake, wanted_retention_s, may_probe)
     if isinstance(lease, str):

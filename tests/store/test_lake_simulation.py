@@ -28,6 +28,7 @@ A failing schedule names its seed: HOTDB_SIM_SEED=<seed> runs it alone."""
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import random
 import shutil
@@ -296,6 +297,7 @@ def read_runs(lake) -> dict:
 def cast(sim: Simulation) -> None:
     """The actors of a schedule, drawn from its seed."""
     from hotdb.api import Hotdb
+    from hotdb.store import lake_compact
     from hotdb.store.lake import Lake
 
     rng = sim.rng
@@ -316,7 +318,8 @@ def cast(sim: Simulation) -> None:
         sim.actors.append(Actor(label, "writer", writer(label)))
     for n in range(rng.randint(1, 2)):
         retention = rng.choice([None, RETENTION_S, RETENTION_S, 0.0, 5.0])
-        sim.actors.append(Actor(f"compact{n}", "compact", Lake(lake).compact, retention_s=retention))
+        sim.actors.append(Actor(f"compact{n}", "compact", functools.partial(lake_compact.compact, Lake(lake)),
+                                retention_s=retention))
     for n in range(rng.choice([0, 1, 1, 2])):
         sim.actors.append(Actor(f"reader{n}", "reader", reader()))
     if rng.random() < 0.25:
@@ -345,6 +348,7 @@ def check(sim: Simulation) -> None:
     """The invariants, after the retries and compactions that follow every schedule."""
     from hotdb.api import Hotdb
     from hotdb.errors import UsageError
+    from hotdb.store import lake_compact
     from hotdb.store.lake import Lake
 
     where = f"seed {sim.seed}: " + " ".join(sim.log[-60:])
@@ -359,7 +363,7 @@ def check(sim: Simulation) -> None:
         if actor.kind == "writer" and actor.state != "done":
             Hotdb(lake=lake).ingest([sim.profiles[actor.name]], model="m", run=actor.name)
     os.environ["HOTDB_LAKE_RETENTION"] = "0"  # what never landed is abandoned and deleted at once
-    compacted = Lake(lake).compact()
+    compacted = lake_compact.compact(Lake(lake))
     os.environ.pop("HOTDB_LAKE_RETENTION", None)
     assert "busy" not in compacted, f"{where}: the lake is left leased to {compacted['busy']}"
     with Lake(lake).reader() as store:  # one read for every check
