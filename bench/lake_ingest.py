@@ -31,6 +31,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from lake_top import profile  # the example's table as a distinct file (bench/ is on the path)
+
 from hotdb import failpoints
 from hotdb.api import Hotdb
 from hotdb.examples import example_files
@@ -42,13 +44,6 @@ PHASES = [("lake-read-log", "open the lake and read its commit log"),
           ("lake-written", "the Delta appends"),
           ("lake-committed", "the commit"),
           (None, "after the commit (the writers' compaction)")]
-
-
-def profile(path: Path, label: str) -> Path:
-    """The example's debug table with a comment naming it: a distinct file, a run of its own."""
-    table = next(f for f in example_files("vgg16") if f.name.endswith("debug_table.txt"))
-    path.write_text(Path(table).read_text() + f"\n# {label}\n")
-    return path
 
 
 def wall(command: list[str]) -> float:

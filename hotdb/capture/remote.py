@@ -14,6 +14,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from hotdb.capture.targets import one_line
 from hotdb.capture.tracker import Tracker
 from hotdb.errors import DeviceError
 
@@ -37,8 +38,6 @@ class Device:
 
     def __init__(self, rpc: Rpc):
         from tvm import rpc as tvm_rpc
-
-        from hotdb.capture.targets import one_line
 
         self.rpc = rpc
         with Tracker(rpc.tracker) as tracker:
@@ -89,8 +88,6 @@ class Device:
         """A TVM error while using the device, as a DeviceError: the device lost (the
         tracker no longer holds its server, or the tracker itself is gone), or `doing`
         failed there."""
-        from hotdb.capture.targets import one_line
-
         if isinstance(exc, DeviceError):
             return exc
         where = f"the device {self.server} (key {self.rpc.key!r})"

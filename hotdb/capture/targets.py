@@ -60,8 +60,7 @@ def target_spec(text: str | None) -> dict | str:
             raise UsageError("--target: a JSON target is a dict, such as '{\"kind\": \"llvm\", \"num-cores\": 2}'")
     elif text in SHORT_GPU:
         spec = {"kind": text, "host": {"kind": "llvm"}}
-    elif from_text(text) is not None:
-        spec = from_text(text)
+    elif (spec := from_text(text)) is not None:
         if spec["kind"] in SHORT_GPU:
             spec.setdefault("host", {"kind": "llvm"})
     elif _is_tag(text):

@@ -22,6 +22,8 @@ import json
 import os
 import time
 
+from hotdb.capture.targets import one_line
+
 DEVICE_LOG = "devices.jsonl"
 
 
@@ -71,7 +73,7 @@ def upload_module(session, local_path: str, remote_path: str, *, log: str):
     try:
         module = default_upload_module(session, local_path, remote_path)
     except Exception as exc:
-        _said(log, {"server": session.hotdb_server, "error": f"uploading: {_first(exc)}"})
+        _said(log, {"server": session.hotdb_server, "error": f"uploading: {one_line(exc)}"})
         raise
     session.hotdb_upload_s = time.monotonic() - started
     return module
@@ -84,16 +86,11 @@ def run_evaluator(session, rt_mod, device, evaluator_config, repeated_args, *, l
     try:
         costs = default_run_evaluator(session, rt_mod, device, evaluator_config, repeated_args)
     except Exception as exc:
-        _said(log, {"server": session.hotdb_server, "error": f"measuring: {_first(exc)}"})
+        _said(log, {"server": session.hotdb_server, "error": f"measuring: {one_line(exc)}"})
         raise
     _said(log, {"server": session.hotdb_server, "upload_s": session.hotdb_upload_s,
                 "measure_s": time.monotonic() - started})
     return costs
-
-
-def _first(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return lines[-1] if lines else type(exc).__name__
 
 
 def _said(log: str, entry: dict) -> None:
