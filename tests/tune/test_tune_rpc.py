@@ -86,8 +86,9 @@ class _Page:
     def _hotdb(self, args: list[str]) -> subprocess.CompletedProcess:
         if args[0] == "tune":
             args = [*args, *BUSY]
+        # in the page's own folder, as a user's shell: a tune's work folder (./hotdb-tune-MODEL) lands there
         return subprocess.run([sys.executable, "-m", "hotdb", "--db", str(self.db), *args], capture_output=True,
-                              text=True, env=self.env, timeout=1800)
+                              text=True, env=self.env, timeout=1800, cwd=self.root)
 
 
 def test_docs_devices_md_runs_as_written(tmp_path):
