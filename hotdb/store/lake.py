@@ -40,7 +40,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
-from urllib.parse import unquote
 
 import duckdb
 
@@ -51,6 +50,7 @@ from hotdb.resources import sql, sql_names
 from hotdb.store import delta
 from hotdb.store.connection import Store, empty_database, latest_schema_version
 from hotdb.store.lake_claims import LAKE_MODEL, LakeClaims
+from hotdb.store.lake_snapshot import Snapshot, local_files
 
 # tables of the schema that hold no data of a model: the database's own bookkeeping
 _NOT_DATA = ("schema_migrations", "hotdb_meta", "family_compat")
@@ -145,31 +145,64 @@ class Lake:
                              f"{self.root}` once to write to it (reads work as they are)")
 
     # -- reading ------------------------------------------------------------------------
-    def _source(self, con: duckdb.DuckDBPyConnection, name: str, table, native: bool) -> str | None:
-        """SQL reading a Delta table at its version: its files by DuckDB's own Parquet reader,
-        or (an object store; `hotdb sql`, which may open no file) an Arrow dataset registered
-        as `_lake_data_<name>`. None when it has no file. `name` is a table of the schema or
-        "commits": the only names written into SQL."""
+    def _source(self, con: duckdb.DuckDBPyConnection, name: str, held) -> str | None:
+        """SQL reading a Delta table at its version: its files (a list: `_held`'s) by
+        DuckDB's own Parquet reader, or (an object store; `hotdb sql`, which may open no
+        file) its delta-rs table as an Arrow dataset registered as `_lake_data_<name>`.
+        None when it has no file. `name` is a table of the schema or "commits": the only
+        names written into SQL."""
         if name != "commits":
             _table(name)
-        if native and self.local is not None:
-            files = [unquote(uri.removeprefix("file://")) for uri in table.file_uris()]  # percent-encoded URIs
-            if not files:
-                return None
+        if held is None or held == []:
+            return None
+        if isinstance(held, list):
             # the list reaches the query as a variable: no path is written into SQL
-            con.execute(f"SET VARIABLE _lake_files_{name} = $files", {"files": files})
+            con.execute(f"SET VARIABLE _lake_files_{name} = $files", {"files": held})
             return f"read_parquet(getvariable('_lake_files_{name}'), union_by_name = true)"
-        con.register(f"_lake_data_{name}", delta.dataset(table))
+        con.register(f"_lake_data_{name}", delta.dataset(held))
         return f"_lake_data_{name}"
 
+    def _held(self, name: str, native: bool, snapshot: Snapshot | None):
+        """Table `name` at its latest version: its files' paths where DuckDB reads them
+        (a local lake, `native`), remembered by version when there is a snapshot; else its
+        delta-rs table. None when there is no table."""
+        uri = self.uri(_table(name))
+        if not (native and self.local is not None):
+            return delta.open_table(uri)
+
+        def files_at(version):
+            table = delta.open_table(uri, version)
+            return None if table is None else local_files(table)
+        return files_at(None) if snapshot is None else snapshot.held(_table(name), files_at)[1]
+
+    def _snapshot(self, native: bool = True) -> Snapshot | None:
+        """What the latest versions of this lake hold, remembered (lake_snapshot.py): a
+        local lake read at its latest version."""
+        return Snapshot(self.local) if native and self.local is not None and self.as_of is None else None
+
+    def _commits_now(self, snapshot: Snapshot | None) -> list[int]:
+        """The commits of the log at the version read (--as-of, else the latest)."""
+        if snapshot is None:
+            return [commit for commit, _ in self._commit_rows(self._log())]
+
+        def pairs_at(version):
+            log = self._log() if version is None else delta.open_table(self.uri(delta.COMMITS), version)
+            return [list(pair) for pair in self._commit_rows(log)]
+        return [commit for commit, _ in snapshot.held(delta.COMMITS, pairs_at, missing=[])[1]]
+
     def _commit_rows(self, log) -> list[tuple[int, int]]:
-        """(commit id, model id) of each commit the log held at its version."""
+        """(commit id, model id) of each commit the log held at its version. A local log's
+        files are read by DuckDB, not through an Arrow dataset: importing pyarrow.dataset
+        took ~0.17 s of a 0.6 s `top` (bench/lake_top.py)."""
         if log is None:
             return []
         try:
+            if self.local is not None:
+                return _local_commit_rows(local_files(log))
             rows = delta.dataset(log).to_table(columns=["commit_id", "model_id"])
-        except OSError as exc:  # pyarrow's, through delta-rs's store: a file the log names is gone
-            if not isinstance(exc, FileNotFoundError) and "not found" not in str(exc).lower():
+        except (OSError, duckdb.IOException) as exc:  # a file the log names is gone (pyarrow's, or DuckDB's)
+            if not isinstance(exc, FileNotFoundError) and not any(
+                    gone in str(exc).lower() for gone in ("not found", "no files found", "no such file")):
                 raise
             if self.as_of is not None:
                 raise UsageError(f"--as-of {self.as_of}: `lake compact` has vacuumed that version's files (a lake keeps "
@@ -194,7 +227,8 @@ class Lake:
             raise UsageError(f"--as-of {self.as_of}: expected a version of the commit log (0 to {log.version()}) "
                              "or an ISO time such as 2026-12-01T09:00Z") from None
 
-    def _views(self, con: duckdb.DuckDBPyConnection, commits: list[int], skip=(), native: bool = True) -> dict[str, str]:
+    def _views(self, con: duckdb.DuckDBPyConnection, commits: list[int], skip=(), native: bool = True,
+               snapshot: Snapshot | None = None) -> dict[str, str]:
         """Per table, a query of the rows of these commits (keeping one per key where
         several commits may hold a row), by table: for one view each, not three (each
         view is bound, every file's footer read, when it is made)."""
@@ -203,13 +237,13 @@ class Lake:
         # a query binds each table's view again: footers read once (a lake's files never change)
         con.execute("SET parquet_metadata_cache = true")
         names = [table for table in tables() if table not in skip]
-        # opened after the commit log (a commit's rows are in a table before it lands), at
-        # once: each open reads a log of its own (16 ms each, measured)
+        # read after the commit log (a commit's rows are in a table before it lands), at
+        # once: each delta-rs open reads a log of its own (16 ms each, measured)
         with ThreadPoolExecutor(max_workers=8) as pool:
-            opened = dict(zip(names, pool.map(lambda name: delta.open_table(self.uri(_table(name))), names)))
+            held = dict(zip(names, pool.map(lambda name: self._held(name, native, snapshot), names)))
         queries = {}
-        for table, data in opened.items():
-            source = None if data is None else self._source(con, table, data, native)
+        for table, data in held.items():
+            source = self._source(con, table, data)
             if source is not None:
                 queries[table] = (f"(WITH files AS (SELECT * EXCLUDE (lake_commit) FROM {source} "
                                   f"WHERE lake_commit IN (SELECT commit_id FROM _lake_commits))\n{table_sql(table)}\n)")
@@ -230,11 +264,15 @@ class Lake:
         template = empty_database()
         store = Store(template, create=False, read_only=True) if template else Store(":memory:")
         try:
-            commits = [commit for commit, _ in self._commit_rows(self._log())]
+            snapshot = self._snapshot(external_access)
+            commits = self._commits_now(snapshot)
             failpoint("lake-read-log")  # the log read, the tables not yet
             # the file's own catalog: `main.x` alone would name the temporary view being made
             catalog = store.con.execute("SELECT current_database()").fetchall()[0][0].replace('"', '""')
-            for table, rows in self._views(store.con, commits, native=external_access).items():
+            views = self._views(store.con, commits, native=external_access, snapshot=snapshot)
+            if snapshot is not None:
+                snapshot.save()
+            for table, rows in views.items():
                 # the rows stand in for the schema's empty table, read by name into its columns:
                 # rows written before a column was added give NULL there
                 store.con.execute(f'CREATE TEMP VIEW {table} AS FROM "{catalog}".main.{table} UNION ALL BY NAME FROM {rows}')
@@ -259,8 +297,11 @@ class Lake:
         model_id = model_id_of(model)
         mine = [commit for commit, model in commits if model == model_id]
         skip = () if with_runs else [t for t, key in tables().items() if key == "run_id" and t != "runs"]
-        for table, rows in self._views(store.con, mine, skip).items():
+        snapshot = self._snapshot()
+        for table, rows in self._views(store.con, mine, skip, snapshot=snapshot).items():
             store.con.execute(f"INSERT INTO {_table(table)} BY NAME FROM {rows}")
+        if snapshot is not None:
+            snapshot.save()
         store.con.execute(sql("lake", "context_model"), {"model_id": model_id, "name": model})
         base = secrets.randbits(62 - ID_RANGE_BITS) << ID_RANGE_BITS
         for sequence in ("ingest_id_seq", "source_id_seq", "run_id_seq"):
@@ -362,11 +403,15 @@ class Lake:
                     return False  # a commit of this model landed since: read again, decide again
 
     def _lake_claims(self, log) -> LakeClaims:
-        """The lake's own claims (lake_claims.py) at the log's version."""
-        import pyarrow.compute as pc
-
+        """The lake's own claims (lake_claims.py) at the log's version: a local log's files
+        read by DuckDB (an ingest reads them; pyarrow.dataset and .compute took ~60 ms of
+        its start), an object store's through an Arrow dataset."""
         if log is None:
             return LakeClaims()
+        if self.local is not None:
+            return LakeClaims.parse(_local_log_rows(local_files(log), "claim", LAKE_MODEL))
+        import pyarrow.compute as pc
+
         rows = delta.dataset(log).to_table(columns=["claim"], filter=pc.field("model_id") == LAKE_MODEL)
         return LakeClaims.parse(rows.column("claim").to_pylist())
 
@@ -400,6 +445,26 @@ class _Scratch(Store):
             super().close()
         finally:
             shutil.rmtree(self.path.parent, ignore_errors=True)
+
+
+def _local_commit_rows(files: list[str]) -> list[tuple[int, int]]:
+    """(commit id, model id) pairs of these Parquet files of the commit log."""
+    return _local_log_rows(files, "DISTINCT commit_id, model_id")
+
+
+def _local_log_rows(files: list[str], columns: str, model_id: int | None = None) -> list:
+    """`columns` (SQL of this module's) of the rows of these Parquet files of the commit
+    log (those of `model_id` only, when given): tuples, or values when one column."""
+    if not files:
+        return []
+    where = "" if model_id is None else " WHERE model_id = getvariable('_lake_log_model')"
+    with duckdb.connect() as con:
+        # the list reaches the query as a variable: no path is written into SQL
+        con.execute("SET VARIABLE _lake_log_files = $files", {"files": files})
+        if model_id is not None:
+            con.execute("SET VARIABLE _lake_log_model = $model::BIGINT", {"model": model_id})
+        rows = con.execute(f"SELECT {columns} FROM read_parquet(getvariable('_lake_log_files')){where}").fetchall()
+    return [row[0] for row in rows] if "," not in columns else rows
 
 
 def _scratch() -> Store:
