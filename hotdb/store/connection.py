@@ -17,6 +17,7 @@ import secrets
 import shutil
 import time
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
 
 import duckdb
@@ -82,8 +83,10 @@ def latest_schema_version() -> int:
 
 class Store:
     """One open database. Use as a context manager; close() releases the file lock. A
-    read-only store is `check`ed: of this hotdb's schema, with its views (in memory). A new
-    file starts as a copy of the `template` (empty_database), when the cache holds one."""
+    read-only store is `check`ed: of this hotdb's schema, with its views (in memory); a
+    writable one is migrated and its views made this hotdb's, unless the caller knows it is
+    (check=False: a copy of the empty database just made). A new file starts as a copy of
+    the `template` (empty_database), when the cache holds one."""
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True, read_only: bool = False,
                  check: bool = True, template: bool = True):
@@ -100,7 +103,7 @@ class Store:
             if read_only and check and not self._current():
                 self._check_readable()
                 self._views_in_memory()
-            if not read_only:
+            if not read_only and check:
                 migrated = self.migrate()
                 self.refresh_views(force=bool(migrated))
         except BaseException:
@@ -249,6 +252,7 @@ class Store:
         return sql("commands", name)
 
 
+@cache  # the installed SQL files do not change under a process; each store opened read them all
 def views_digest() -> str:
     return hashlib.sha256(b"".join(p.read_bytes() for p in query_files())).hexdigest()
 
