@@ -22,7 +22,8 @@ records): the latency a user would have had by stopping the tune then. (h)'s wal
 includes its own re-profiles, as a user waits for them. Prints a table and writes bench/tune_rounds.png.
 
     python bench/tune_rounds.py [MODEL] [--trials B | --per-task T] [--stock] [--repeats N] [--every SECONDS]
-                                [--configs a,k,h,w]
+                                [--configs a,k,h,w] [--work DIR] [--points N]
+    python bench/tune_rounds.py --from-json bench/tune_rounds.json     # the report of a run, or of a stopped one
 
 (--configs a,h leaves out (k), (w) and the tune of --warm-from it starts from. --per-task 64
 sets B to 64 trials a task of the model, as users who tune give MetaSchedule: hours.)
@@ -151,9 +152,13 @@ def warm_source(root: Path, model: str, trials: int) -> tuple[Path, Path]:
     """A database and cost model left by tuning `model` (another model that shares the
     measured model's workloads) with the same budget: what (w) starts from."""
     folder = root / "warm-source"
+    if (folder / "done").exists():  # a resumed run's, tuned before it stopped
+        return folder / "hotdb.duckdb", folder / "cache"
+    shutil.rmtree(folder, ignore_errors=True)
     started = time.perf_counter()
     rounds = hotdb_tune(model, trials, folder / "work", folder / "hotdb.duckdb", folder / "cache")
     print(f"warm source: {model} tuned in {time.perf_counter() - started:,.0f} s, {len(rounds)} rounds", flush=True)
+    (folder / "done").touch()
     return folder / "hotdb.duckdb", folder / "cache"
 
 
@@ -167,29 +172,49 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--every", type=float, default=20.0, help="seconds between database copies")
     parser.add_argument("--plot", type=Path, default=Path(__file__).parent / "tune_rounds.png")
-    parser.add_argument("--configs", default="a,h,w", help="which of (a), (k), (h), (w) to run; (a) always runs")
+    parser.add_argument("--configs", default="a,h,w",
+                        help="which of (a), (k), (h), (w) to run, in this order within a repeat; (a) always runs")
+    parser.add_argument("--points", type=int, default=16,
+                        help="copies profiled a curve, at most (evenly spaced in time, the last always)")
+    parser.add_argument("--from-json", type=Path, help="report what a run (or a stopped one) wrote, tuning nothing")
+    parser.add_argument("--work", type=Path,
+                        help="the run's folder; a run stopped there (its progress.json) goes on from its last "
+                             "whole configuration: a run at 64 trials a task takes longer than a machine may stay up")
     args = parser.parse_args()
-    chosen = [name for name in CONFIGS if name[1] == "a" or name[1] in args.configs.split(",")]
+    if args.from_json:
+        return report_saved(args)
+    letters = args.configs.split(",")
+    chosen = [name for letter in (letters if "a" in letters else ["a", *letters])
+              for name in CONFIGS if name[1] == letter]
     target = parse_target(None)
     loaded = load_model(args.model)
     if args.per_task:
         from tvm.s_tir import meta_schedule as ms
 
         args.trials = args.per_task * len(ms.relax_integration.extract_tasks(fuse(loaded.mod, target), target))
-    root = Path(tempfile.mkdtemp(prefix="hotdb-rounds-"))
-    untuned = statistics.median(latency_ms(loaded, target, None) for _ in range(3))
-    print(f"model {args.model}, untuned end-to-end {untuned:,.1f} ms (median of 3 profiles), B = {args.trials}",
-          flush=True)
+    root = args.work or Path(tempfile.mkdtemp(prefix="hotdb-rounds-"))
+    root.mkdir(parents=True, exist_ok=True)
+    args.progress = root / "progress.json"
+    done = json.loads(args.progress.read_text()) if args.progress.exists() else None
+    if done and (done["model"], done["trials"]) != (args.model, args.trials):
+        raise SystemExit(f"{args.progress} is a run of {done['model']} with B = {done['trials']}: another --work")
+    untuned = done["untuned_ms"] if done else statistics.median(latency_ms(loaded, target, None) for _ in range(3))
+    print(f"model {args.model}, untuned end-to-end {untuned:,.1f} ms (median of 3 profiles"
+          f"{', measured when the run began' if done else ''}), B = {args.trials}", flush=True)
     if "(w) hotdb, warm" in chosen:
         source_db, source_cache = warm_source(root, args.warm_from, args.trials)
     profiled: dict[bytes, float] = {}  # records file digest -> latency
-    curves: dict[str, list[list[tuple[float, float]]]] = {name: [] for name in chosen}
-    walls: dict[str, list[float]] = {k: [] for k in curves}
-    spent: dict[str, list[dict[str, float]]] = {k: [] for k in curves}  # where each repeat's time went
+    curves: dict[str, list[list[tuple[float, float]]]] = {
+        name: [[tuple(p) for p in c] for c in (done or {}).get("curves", {}).get(name, [])] for name in chosen}
+    walls: dict[str, list[float]] = {k: (done or {}).get("walls", {}).get(k, []) for k in curves}
+    spent: dict[str, list[dict[str, float]]] = {k: (done or {}).get("spent", {}).get(k, []) for k in curves}
     for repeat in range(args.repeats):
         for name in curves:
+            if len(curves[name]) > repeat:
+                continue  # measured before the run stopped
             tag = f"{name[1]}{repeat}"
             work = root / tag / "work"
+            shutil.rmtree(root / tag, ignore_errors=True)  # what a stopped configuration left
             work.mkdir(parents=True)
             if name.startswith("(w)"):  # a copy of the warm source for each repeat
                 shutil.copy(source_db, root / tag / "hotdb.duckdb")
@@ -208,13 +233,51 @@ def main() -> None:
             walls[name].append(time.perf_counter() - started)
             spent[name].append(seconds)
             curve = [(0.0, untuned)] + [(elapsed, snapshot_ms(loaded, target, folder, profiled))
-                                        for elapsed, folder in snaps.taken]
+                                        for elapsed, folder in thinned(snaps.taken, args.points)]
             curves[name].append(curve)
             print(f"{name}, repeat {repeat + 1}: wall {walls[name][-1]:,.0f} s; " +
                   ", ".join(f"{s:.0f} s {ms:,.1f} ms" for s, ms in curve), flush=True)
             shutil.rmtree(root / tag / "snaps", ignore_errors=True)
+            save(args, untuned, curves, walls, spent)  # a run stopped later still reports what it measured
     report(curves, walls, untuned, args)
     breakdown(spent, walls)
+
+
+def thinned(taken: list[tuple[float, Path]], points: int) -> list[tuple[float, Path]]:
+    """At most `points` copies, evenly spaced in time, the last (the tune's end) always: a
+    tune of an hour copied every 20 s would otherwise cost ~30 s of profiling a copy."""
+    if len(taken) <= points:
+        return taken
+    step = taken[-1][0] / points
+    kept, due = [], step
+    for elapsed, folder in taken[:-1]:
+        if elapsed >= due:
+            kept.append((elapsed, folder))
+            due = elapsed + step
+    return kept[: points - 1] + [taken[-1]]
+
+
+def save(args, untuned: float, curves, walls, spent) -> None:
+    """What the run measured so far: the plot's JSON, and the progress a stopped run goes on from."""
+    text = json.dumps({"untuned_ms": untuned, "curves": {k: v for k, v in curves.items() if v}, "walls": walls,
+                       "spent": spent, "model": args.model, "trials": args.trials})
+    for path in (Path(args.plot).with_suffix(".json"), args.progress):
+        part = path.with_name(path.name + ".part")
+        part.write_text(text)
+        part.replace(path)
+
+
+def report_saved(args) -> None:
+    saved = json.loads(args.from_json.read_text())
+    args.model, args.trials = saved["model"], saved["trials"]
+    curves = {k: [[tuple(p) for p in c] for c in v] for k, v in saved["curves"].items()}
+    if CONFIGS[0] not in curves:
+        raise SystemExit(f"{args.from_json}: (a) is not measured yet; measured: {', '.join(curves) or 'nothing'}")
+    walls = {k: v[: len(curves[k])] for k, v in saved["walls"].items() if k in curves}
+    args.repeats = len(curves[CONFIGS[0]])
+    args.plot = args.from_json.with_suffix(".png")
+    report(curves, walls, saved["untuned_ms"], args)
+    breakdown({k: v for k, v in saved.get("spent", {}).items() if k in curves}, walls)
 
 
 def _hotdb_seconds(rounds: list[dict]) -> dict[str, float]:
@@ -251,25 +314,30 @@ NOISE = 0.05  # re-profiles of one build move 3-5 % here: a latency this much be
 
 
 def report(curves, walls, untuned: float, args) -> None:
-    (Path(args.plot).with_suffix(".json")).write_text(json.dumps(
-        {"untuned_ms": untuned, "curves": curves, "walls": walls, "model": args.model, "trials": args.trials}))
-    a_name = CONFIGS[0]
+    a_name, k_name = CONFIGS[0], CONFIGS[1]
     final_a = statistics.median(c[-1][1] for c in curves[a_name])
     speedup_a = untuned / final_a
     goal_ms = untuned / (1 + 0.9 * (speedup_a - 1))  # 90 % of (a)'s gain in speedup
+    goal95_ms = untuned / (1 + 0.95 * (speedup_a - 1))
     wall_a = statistics.median(walls[a_name])
+    wall_k = statistics.median(walls[k_name]) if walls.get(k_name) else None
     print(f"\n(a)'s final speedup {speedup_a:.2f}x (median of {args.repeats}), in {wall_a:,.0f} s (median wall); "
-          f"90 % of it: {untuned / goal_ms:.2f}x = {goal_ms:,.1f} ms")
+          f"90 % of it: {untuned / goal_ms:.2f}x = {goal_ms:,.1f} ms; 95 %: {untuned / goal95_ms:.2f}x = "
+          f"{goal95_ms:,.1f} ms" + (f"; (k)'s median wall {wall_k:,.0f} s" if wall_k else ""))
     print("| configuration | repeat | wall (s) | final latency (ms) | speedup | first improvement (s, % of (a)'s wall) "
-          "| 90 % of (a)'s speedup (s, % of (a)'s wall) | final vs (a)'s same repeat |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| 90 % of (a)'s speedup (s, % of (a)'s wall) | 95 % of (a)'s speedup (s, % of (a)'s, % of (k)'s wall) "
+          "| final vs (a)'s same repeat |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in curves:
         for i, (curve, wall) in enumerate(zip(curves[name], walls[name])):
             first = next((s for s, ms in curve if ms <= untuned * (1 - NOISE)), None)
             reached = next((s for s, ms in curve if ms <= goal_ms), None)
-            versus = curves[a_name][i][-1][1] / curve[-1][1]
+            reached95 = next((s for s, ms in curve if ms <= goal95_ms), None)
+            of_k = f", {100 * reached95 / wall_k:.0f} %" if reached95 is not None and wall_k else ""
+            versus = curves[a_name][i][-1][1] / curve[-1][1] if i < len(curves[a_name]) else float("nan")
             print(f"| {name} | {i + 1} | {wall:,.0f} | {curve[-1][1]:,.1f} | {untuned / curve[-1][1]:.2f}x | "
-                  f"{_when(first, wall_a)} | {_when(reached, wall_a)} | {versus:.2f}x |")
+                  f"{_when(first, wall_a)} | {_when(reached, wall_a)} | {_when(reached95, wall_a)[:-1] + of_k + ')' if reached95 is not None else '-'} "
+                  f"| {versus:.2f}x |")
     # the curves at common times (a step function each), repeats as a range
     times = sorted({round(s) for c in sum(curves.values(), []) for s, _ in c})
     last = max(max(w) for w in walls.values())

@@ -281,14 +281,7 @@ class _TunerRun:
     def __init__(self, tuner: Tuner, tune_plan: TunePlan, batch: int, failures: "_FailureWatch", inform):
         self.tuner, self.plan, self.failures, self.inform = tuner, tune_plan, failures, inform
         self.untuned = dict(zip(tune_plan.task_names, tune_plan.untuned_us or []))
-        # a batch builds on BUILD_WORKERS workers and runs one trial at a time, each within its
-        # limits; a builder worker replaced (after a timeout, a death) first imports TVM's
-        # intrinsics, outside the build's limit (capture/tune/builder.py)
-        # over RPC a trial may first wait for a free device of its key
-        wait_s = tune_plan.rpc["wait_s"] if tune_plan.rpc else 0.0
-        self.batch_limit_s = limits.tune_stall_s() or (
-            -(-batch // BUILD_WORKERS) * tune_plan.build_timeout_s + batch * (tune_plan.run_timeout_s + wait_s)
-            + WORKER_START_S + 60.0)
+        self.batch_limit_s = self._limit_s(batch)
         self.interrupted = self.killed_at_deadline = self.ended = False
         self.stopped = self.cause = None
         self.warm_records = 0
@@ -297,6 +290,17 @@ class _TunerRun:
         self.started = False
         self.devices = None  # over RPC: capture/tune/runner.py's DeviceWatch
         self.seconds: dict = {}
+
+    def _limit_s(self, batch: int) -> float:
+        """The longest a batch of `batch` trials may take (HOTDB_TUNE_STALL, else from the trial limits)."""
+        # a batch builds on BUILD_WORKERS workers and runs one trial at a time, each within its
+        # limits; a builder worker replaced (after a timeout, a death) first imports TVM's
+        # intrinsics, outside the build's limit (capture/tune/builder.py); over RPC a trial
+        # may first wait for a free device of its key
+        wait_s = self.plan.rpc["wait_s"] if self.plan.rpc else 0.0
+        return limits.tune_stall_s() or (
+            -(-batch // BUILD_WORKERS) * self.plan.build_timeout_s + batch * (self.plan.run_timeout_s + wait_s)
+            + WORKER_START_S + 60.0)
 
     def follow(self, deadline: float | None, tick) -> None:
         """Until the job ends (its end or error event), the tuner dies, or it is to be
@@ -340,6 +344,8 @@ class _TunerRun:
         kind = event.get("event")
         if kind == "start":
             self.started = True
+            if event.get("batch"):  # the tuner's, which a full search makes larger (process.py: _batch)
+                self.batch_limit_s = self._limit_s(int(event["batch"]))
             self.warm_records = sum(t["warm_records"] for t in event["tasks"])
             self._say_start(event)
         elif kind == "joined":

@@ -126,6 +126,7 @@ def run(job: dict, work: Path, received: float) -> str:
     strategy = _search(cost_model, job["trials"], ms)
     if not isinstance(strategy, str):
         cost_model_state += ", untrained for this round: a small search"
+    batch = _batch(job, strategy)
     contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
         tasks, str(work), strategy=strategy, num_threads="physical")
     database = ms.database.JSONDatabase(work_dir=str(work))
@@ -134,7 +135,7 @@ def run(job: dict, work: Path, received: float) -> str:
                     budget=job["trials"], deadline=received + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
             for i, (t, ctx) in enumerate(zip(job["tasks"], contexts))]
-    emit("start", cost_model=cost_model_state,
+    emit("start", cost_model=cost_model_state, batch=batch,
          tasks=[{"name": t.name, "warm_records": n, "warm_best_us": t.best_s * 1e6 if t.best_s else None}
                 for t, n in zip(policy.tasks, warm)])
 
@@ -146,7 +147,7 @@ def run(job: dict, work: Path, received: float) -> str:
     with ms.Profiler() as profiler:  # where the time goes: bench/tune_fleet.py reads it
         ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
                       work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
-                      num_trials_per_iter=job["batch"], database=database, cost_model=cost_model,
+                      num_trials_per_iter=batch, database=database, cost_model=cost_model,
                       builder=builder, runner=_runner(job, work),
                       task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i, name=policy.tasks[i].name),
                                                on_join=joined))
@@ -260,6 +261,22 @@ def _search(cost_model, trials: int, ms):
     if cost_model.data_size + trials < cost_model.num_warmup_samples:
         return ms.search_strategy.EvolutionarySearch(**RANDOM_MODEL_SEARCH)
     return "evolutionary"
+
+
+# Trials a batch with the full search: it costs the same whatever the batch (30-40 s for a
+# ResNet-18 convolution here, against ~0.7 s to build and run a trial), so a round's batches
+# of 2 spent ~95 % of a 1,216-trial tune searching (3-4 trials a minute; bench/README.md,
+# "the headline at 64 trials a task"). MetaSchedule's own batch.
+FULL_SEARCH_BATCH = 64
+
+
+def _batch(job: dict, strategy) -> int:
+    """Trials a batch: the driver's (a few a task: records land batch by batch), or with
+    the full search FULL_SEARCH_BATCH, within the job's trials and limit per task. Not
+    under a deadline: there a stop loses the batch in flight (driver.TunePlan.batch_max)."""
+    if isinstance(strategy, str) and job.get("seconds") is None:
+        return max(job["batch"], min(FULL_SEARCH_BATCH, job["per_task_max"], job["trials"]))
+    return job["batch"]
 
 
 def _save_cost_model(model, path: str | None) -> None:
