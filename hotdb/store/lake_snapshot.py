@@ -22,6 +22,8 @@ import hashlib
 import json
 import os
 import re
+import threading
+import time
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -95,13 +97,38 @@ class Snapshot:
         return stamp[0], held
 
     def save(self) -> None:
-        """What was learnt, for the next read: written aside, then renamed over the last."""
+        """What was learnt, for the next read: written aside, then renamed over the last;
+        the files of the lakes read longest ago removed past KEPT_LAKES."""
         if not self._learnt:
             return
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            part = self._path.with_name(f"{self._path.name}.{os.getpid()}.part")
+            part = self._path.with_name(f"{self._path.name}.{os.getpid()}.{threading.get_ident()}.part")
             part.write_text(json.dumps({"format": _FORMAT, "root": str(self.root), "tables": self._known}))
             os.replace(part, self._path)
+            _prune(self._path.parent)
         except OSError:
             pass  # a cache that cannot be written costs the next read its opens, not this one
+
+
+# lakes whose versions are remembered: a CI job's lake in a temporary folder is read under
+# a new path each time, and each would otherwise leave a file in the cache for good
+KEPT_LAKES = 64
+
+
+def _prune(folder: Path) -> None:
+    """All but the KEPT_LAKES most recently written lake files removed (and parts a killed
+    reader left, once an hour old)."""
+    by_age = []
+    for path in folder.glob("lake-*.json*"):
+        try:
+            mtime = path.stat().st_mtime
+        except FileNotFoundError:
+            continue
+        if path.name.endswith(".part"):
+            if time.time() - mtime > 3600:
+                path.unlink(missing_ok=True)
+        else:
+            by_age.append((mtime, path))
+    for _, path in sorted(by_age, reverse=True)[KEPT_LAKES:]:
+        path.unlink(missing_ok=True)

@@ -98,3 +98,20 @@ def test_an_unwritable_cache_leaves_reads_as_they_were(tmp_path, vgg16):
     hotdb("--lake", lake, "ingest", vgg16["table"], "--model", "a", env=env)
     listed = hotdb("--lake", lake, "runs", "-f", "json", env=env)
     assert [r["run"] for r in json.loads(listed.stdout)] == ["a-1"]
+
+
+def test_the_cache_keeps_the_lakes_read_last(tmp_path, vgg16, monkeypatch):
+    """A CI job's lake in a temporary folder has a new path each time: the cache keeps the
+    files of the KEPT_LAKES lakes written last, and a lake forgotten reads as before."""
+    from hotdb.store import lake_snapshot
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("HOTDB_CACHE_DIR", str(cache))
+    monkeypatch.setattr(lake_snapshot, "KEPT_LAKES", 3)
+    lakes = [tmp_path / f"lake{i}" for i in range(5)]
+    for i, lake in enumerate(lakes):
+        here("--lake", lake, "ingest", vgg16["table"], "--model", f"m{i}")
+        runs(lake)  # a read remembers the lake's versions
+    kept = {json.loads(path.read_text())["root"] for path in cache_files(cache)}
+    assert len(kept) == 3 and str(lakes[-1]) in kept and str(lakes[0]) not in kept
+    assert [label for label, _ in runs(lakes[0])] == ["m0-1"]
