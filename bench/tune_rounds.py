@@ -349,9 +349,9 @@ def report(curves, walls, untuned: float, args) -> None:
             at_t = [at(c, t, untuned) for c in curves[name]]
             cells.append(f"{min(at_t):,.1f}-{max(at_t):,.1f}")
         print(f"| {t:,.0f} | " + " | ".join(cells) + " |")
-    worse = [(t, name) for name in list(curves)[1:] for t in times if t <= min(max(walls[a_name]), max(walls[name]))
+    worse = [(t, name) for name in curves if name != a_name for t in times if t <= min(max(walls[a_name]), max(walls[name]))
              and max(at(c, t, untuned) for c in curves[name]) > max(at(c, t, untuned) for c in curves[a_name]) * (1 + NOISE)]
-    print(f"\nwall times where a hotdb curve's worst repeat is worse than (a)'s worst by more than the noise "
+    print(f"\nwall times where another configuration's worst repeat is worse than (a)'s worst by more than the noise "
           f"({NOISE:.0%}): {worse or 'none'}")
     plot(curves, goal_ms, args)
 
