@@ -44,6 +44,7 @@ from pathlib import Path
 import duckdb
 
 from hotdb import limits
+from hotdb.duck import connect
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.failpoints import failpoint
 from hotdb.resources import sql, sql_names
@@ -173,7 +174,7 @@ class Lake:
         def files_at(version):
             table = delta.open_table(uri, version)
             return None if table is None else local_files(table)
-        return files_at(None) if snapshot is None else snapshot.held(_table(name), files_at)[1]
+        return files_at(None) if snapshot is None else snapshot.held(_table(name), files_at)
 
     def _snapshot(self, native: bool = True) -> Snapshot | None:
         """What the latest versions of this lake hold, remembered (lake_snapshot.py): a
@@ -188,7 +189,7 @@ class Lake:
         def pairs_at(version):
             log = self._log() if version is None else delta.open_table(self.uri(delta.COMMITS), version)
             return [list(pair) for pair in self._commit_rows(log)]
-        return [commit for commit, _ in snapshot.held(delta.COMMITS, pairs_at, missing=[])[1]]
+        return [commit for commit, _ in snapshot.held(delta.COMMITS, pairs_at, missing=[])]
 
     def _commit_rows(self, log) -> list[tuple[int, int]]:
         """(commit id, model id) of each commit the log held at its version. A local log's
@@ -198,7 +199,7 @@ class Lake:
             return []
         try:
             if self.local is not None:
-                return _local_commit_rows(local_files(log))
+                return _log_rows(local_files(log), "log_commits")
             rows = delta.dataset(log).to_table(columns=["commit_id", "model_id"])
         except (OSError, duckdb.IOException) as exc:  # a file the log names is gone (pyarrow's, or DuckDB's)
             if not isinstance(exc, FileNotFoundError) and not any(
@@ -412,7 +413,7 @@ class Lake:
         if log is None:
             return LakeClaims()
         if self.local is not None:
-            return LakeClaims.parse(_local_log_rows(local_files(log), "claim", LAKE_MODEL))
+            return LakeClaims.parse([claim for claim, in _log_rows(local_files(log), "log_claims", {"model": LAKE_MODEL})])
         import pyarrow.compute as pc
 
         rows = delta.dataset(log).to_table(columns=["claim"], filter=pc.field("model_id") == LAKE_MODEL)
@@ -452,24 +453,14 @@ class _Scratch(Store):
             shutil.rmtree(self.path.parent, ignore_errors=True)
 
 
-def _local_commit_rows(files: list[str]) -> list[tuple[int, int]]:
-    """(commit id, model id) pairs of these Parquet files of the commit log."""
-    return _local_log_rows(files, "DISTINCT commit_id, model_id")
-
-
-def _local_log_rows(files: list[str], columns: str, model_id: int | None = None) -> list:
-    """`columns` (SQL of this module's) of the rows of these Parquet files of the commit
-    log (those of `model_id` only, when given): tuples, or values when one column."""
+def _log_rows(files: list[str], name: str, params: dict | None = None) -> list[tuple]:
+    """The rows of queries/lake/<name>.sql over these Parquet files of the commit log."""
     if not files:
         return []
-    where = "" if model_id is None else " WHERE model_id = getvariable('_lake_log_model')"
-    with duckdb.connect() as con:
+    with connect() as con:
         # the list reaches the query as a variable: no path is written into SQL
         con.execute("SET VARIABLE _lake_log_files = $files", {"files": files})
-        if model_id is not None:
-            con.execute("SET VARIABLE _lake_log_model = $model::BIGINT", {"model": model_id})
-        rows = con.execute(f"SELECT {columns} FROM read_parquet(getvariable('_lake_log_files')){where}").fetchall()
-    return [row[0] for row in rows] if "," not in columns else rows
+        return con.execute(sql("lake", name), params or {}).fetchall()
 
 
 def _scratch() -> Store:

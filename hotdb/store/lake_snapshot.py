@@ -81,20 +81,20 @@ class Snapshot:
 
     def held(self, name: str, read, missing=None):
         """What table `name` holds at its latest version: read(version) (a delta-rs read of
-        that version, JSON-able) unless remembered. (version, held); (None, missing) when
-        there is no table, (None, read(None)) when its folder does not say its version."""
+        that version, JSON-able) unless remembered; `missing` when there is no table, and
+        read(None) when its folder does not say its version."""
         stamp = _stamp(self.root / name)
         if stamp == _NO_TABLE:
-            return None, missing
+            return missing
         if stamp is None:
-            return None, read(None)
+            return read(None)
         entry = self._known.get(name)
         if isinstance(entry, dict) and entry.get("stamp") == stamp:
-            return stamp[0], entry["held"]
+            return entry["held"]
         held = read(stamp[0])
         self._known[name] = {"stamp": stamp, "held": held}
         self._learnt = True
-        return stamp[0], held
+        return held
 
     def save(self) -> None:
         """What was learnt, for the next read: written aside, then renamed over the last;
