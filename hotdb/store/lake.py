@@ -413,7 +413,7 @@ class Lake:
         if log is None:
             return LakeClaims()
         if self.local is not None:
-            return LakeClaims.parse([claim for claim, in _log_rows(local_files(log), "log_claims", {"model": LAKE_MODEL})])
+            return LakeClaims.parse([claim for claim, in _log_rows(local_files(log), "log_claims", {"model_id": LAKE_MODEL})])
         import pyarrow.compute as pc
 
         rows = delta.dataset(log).to_table(columns=["claim"], filter=pc.field("model_id") == LAKE_MODEL)
@@ -458,9 +458,7 @@ def _log_rows(files: list[str], name: str, params: dict | None = None) -> list[t
     if not files:
         return []
     with connect() as con:
-        # the list reaches the query as a variable: no path is written into SQL
-        con.execute("SET VARIABLE _lake_log_files = $files", {"files": files})
-        return con.execute(sql("lake", name), params or {}).fetchall()
+        return con.execute(sql("lake", name), {"files": files, **(params or {})}).fetchall()
 
 
 def _scratch() -> Store:

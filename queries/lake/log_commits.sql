@@ -1,6 +1,6 @@
 -- The commits a version of the commit log holds, with their models: the log's files at
 -- that version, read by DuckDB (a local lake; an object store's go through Arrow).
 --
--- @param _lake_log_files  (a variable) the Parquet files of the log at its version
+-- @param files  the Parquet files of the log at its version
 -- @returns commit_id, model_id
-SELECT DISTINCT commit_id, model_id FROM read_parquet(getvariable('_lake_log_files'))
+SELECT DISTINCT commit_id, model_id FROM read_parquet($files)

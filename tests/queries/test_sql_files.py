@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 
+import pyarrow.parquet as pq
 import pytest
 
 from hotdb.api import Hotdb
 from hotdb.examples import example_files
 from hotdb.ops import stats
 from hotdb.resources import FOLDERS, sql, sql_dir, sql_names
+from hotdb.store import delta
 from hotdb.store.connection import Store
 from hotdb.store.sqlfiles import read_query
 
@@ -26,8 +28,11 @@ def _id(path) -> str:
 @pytest.fixture(scope="module")
 def example(tmp_path_factory):
     """A database of the bundled VGG-16 build, open for writing, and what its rows are."""
-    path = tmp_path_factory.mktemp("sql") / "example.duckdb"
+    folder = tmp_path_factory.mktemp("sql")
+    path = folder / "example.duckdb"
     Hotdb(path).ingest(example_files("vgg16"), model="vgg16")
+    # a file of the lake's commit log, as its writer makes its rows (queries/lake/log_*.sql)
+    pq.write_table(delta._claim_rows(1, 0, ["schema:1"]), folder / "log.parquet")
     with Store(path) as store:
         stats.register(store.con)  # compare.sql's functions, as ops/compare.py registers them
         (run_id, label, model_id), = store.con.execute("SELECT run_id, label, model_id FROM runs").fetchall()
@@ -37,7 +42,7 @@ def example(tmp_path_factory):
                       "coverage_pct": 90.0, "threshold_pct": 5.0, "basis": "tunable", "by": "workload",
                       "limit": 3, "tuner": "autotvm", "tasks": ["x"], "tuned_kernels": ["x"],
                       "weight_models": ["vgg16"], "weight_values": [1.0], "ingest": 1, "ingests": [1],
-                      "sha256": "0" * 64, "keys": ["x"], "hashes": ["x"], "per_workload": 4, "after": None, "a_runs": [run_id], "b_runs": [run_id], "floor_pct": 20.0,
+                      "sha256": "0" * 64, "files": [str(folder / "log.parquet")], "keys": ["x"], "hashes": ["x"], "per_workload": 4, "after": None, "a_runs": [run_id], "b_runs": [run_id], "floor_pct": 20.0,
                       # a filter left open (NULL: any)
                       "target": None, "ir": None, "task": None, "workload": None, "device": None}
 
