@@ -378,7 +378,7 @@ def _top(api, coverage: float, run: str, fmt: OutputFormat) -> None:
 @app.command()
 def tune(
     model: Annotated[str, typer.Argument(help="A zoo name, an .onnx file, or path/to/file.py:function.")],
-    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Tune the fewest tasks covering PCT % of runtime.", callback=options.PERCENT)] = 90.0,
+    coverage: Annotated[float, typer.Option("--coverage", metavar="PCT", help="Each round tunes the fewest tasks covering PCT % of the current runtime first; tasks no round has tried follow, by expected gain.", callback=options.PERCENT)] = 90.0,
     trials: Annotated[int, typer.Option("--trials", help="Trial budget for all selected tasks together.", callback=options.COUNT)] = 64,
     per_task_max: Annotated[Optional[int], typer.Option("--per-task-max", help="At most this many trials per task.", callback=options.COUNT)] = None,
     work_dir: Annotated[Optional[Path], typer.Option("--work-dir", help="Where the MetaSchedule database is kept (default ./hotdb-tune-MODEL).")] = None,

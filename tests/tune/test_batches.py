@@ -23,19 +23,23 @@ def job(trials: int, batch: int = 2, per_task_max: int | None = None, seconds: f
     return {"trials": trials, "batch": batch, "per_task_max": per_task_max or trials, "seconds": seconds}
 
 
-def test_a_round_the_cost_model_will_predict_in_gets_full_batches(ms):
-    model, _ = _cost_model(None, ms)
-    strategy = _search(model, 304, ms)
-    assert strategy == "evolutionary"  # 304 trials pass the model's warm-up (100): the full search
+def test_a_round_whose_cost_model_predicts_gets_full_batches(ms):
+    trained = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=1)  # its warm-up seen
+    strategy = _search(trained, ms)
+    assert strategy == "evolutionary"
     assert _batch(job(304), strategy) == FULL_SEARCH_BATCH == 64
     assert _batch(job(304, per_task_max=20), strategy) == 20  # never past the limit a task
     assert _batch(job(40, batch=2), "evolutionary") == 40  # nor past the job's trials
 
 
-def test_a_small_search_or_a_deadline_keeps_the_drivers_batch(ms):
+def test_a_cold_round_searches_small_in_the_drivers_batches(ms):
+    """A new model predicts at random for its first 100 trials: a round that starts so
+    searches small, however many trials it has (the first of a 1,216-trial tune: 304),
+    in batches of a few trials a task, so that its batches reach every task."""
     model, _ = _cost_model(None, ms)
-    small = _search(model, 32, ms)
-    assert not isinstance(small, str)  # 32 trials of a new model: scores at random, the small search
-    assert _batch(job(32, batch=2), small) == 2
-    full = _search(model, 304, ms)
+    for trials in (32, 304):
+        small = _search(model, ms)
+        assert not isinstance(small, str)
+        assert _batch(job(trials, batch=8), small) == 8
+    full = _search(ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=1), ms)
     assert _batch(job(304, batch=2, seconds=600.0), full) == 2  # under --budget a stop loses the batch in flight

@@ -57,6 +57,17 @@ def test_a_task_whose_time_stays_large_is_tried_again():
     assert p.pick() == 0  # 225 us expected beats the untried task's 50 us
 
 
+def test_batches_of_earlier_rounds_temper_what_a_task_expects():
+    """A round starts each task from its time in the latest profile; a task tuned for
+    seven batches in earlier rounds expects an eighth of half its time from the next, so
+    an untried task outside the cut, a fifth as slow, goes first; anew it would not."""
+    tuned, fresh = TaskState("hot", 15_000.0, 2, batches=7), TaskState("tail", 4_500.0, 1)
+    p = Policy([tuned, fresh], per_task_max=100, budget=100, clock=Clock())
+    assert tuned.expected_gain_us == 15_000.0 * 0.5 / 8 < fresh.expected_gain_us == 2_250.0
+    assert p.pick() == 1
+    assert policy([15_000.0, 4_500.0]).pick() == 0
+
+
 def test_it_stops_when_the_trials_are_spent_or_every_task_is_done():
     p = policy([100.0, 50.0], budget=3)
     for _ in range(3):

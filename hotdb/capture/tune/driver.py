@@ -41,6 +41,7 @@ class TunePlan:
     trials: int
     per_task_max: int
     untuned_us: list[float] = field(default_factory=list)  # each task's measured time per inference
+    batches_before: list[int] = field(default_factory=list)  # each task's batches in the tune's earlier rounds
     build_timeout_s: float = 120.0  # hotdb/ops/tune.py says why
     run_timeout_s: float = 60.0
     # trials a batch: a stop loses the batch in flight, and a batch of 2 MLP trials took
@@ -84,6 +85,7 @@ class TuneOutcome:
     batches_s: float = 0.0  # every batch's seconds, dispatch to join, summed: the tune less the tuner's start
     devices: dict | None = None  # over RPC: trials measured and failed per server, the servers lost (runner.py)
     seconds: dict = field(default_factory=dict)  # MetaSchedule's profile of the job: part -> seconds
+    batches: dict = field(default_factory=dict)  # task -> batches joined, in the order first joined
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
 
@@ -248,16 +250,18 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
                        deadline_reached=run.killed_at_deadline or run.stopped == "deadline",
                        stopped=run.stopped, cause=run.cause, warm_records=run.warm_records,
                        longest_batch_s=run.longest_batch_s, batches_s=run.batches_s,
-                       devices=run.devices.close() if run.devices else None, seconds=run.seconds)
+                       devices=run.devices.close() if run.devices else None, seconds=run.seconds,
+                       batches=run.batches)
 
 
 def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
     """What the tuner process is told (capture/tune/process.py reads it)."""
     n = len(tune_plan.task_names)
     untuned = tune_plan.untuned_us or [0.0] * n
+    before = tune_plan.batches_before or [0] * n
     return {"model": tune_plan.model, "target": tune_plan.target, "work_dir": str(work_dir.resolve()),
-            "tasks": [{"name": name, "share_pct": share, "untuned_us": us}
-                      for name, share, us in zip(tune_plan.task_names, tune_plan.shares_pct, untuned)],
+            "tasks": [{"name": name, "share_pct": share, "untuned_us": us, "batches": b}
+                      for name, share, us, b in zip(tune_plan.task_names, tune_plan.shares_pct, untuned, before)],
             "trials": tune_plan.trials, "per_task_max": tune_plan.per_task_max,
             "batch": trials_per_round(tune_plan.trials, n, tune_plan.per_task_max, tune_plan.batch_max),
             "build_timeout_s": tune_plan.build_timeout_s, "run_timeout_s": tune_plan.run_timeout_s,
@@ -290,6 +294,7 @@ class _TunerRun:
         self.started = False
         self.devices = None  # over RPC: capture/tune/runner.py's DeviceWatch
         self.seconds: dict = {}
+        self.batches: dict[str, int] = {}
 
     def _limit_s(self, batch: int) -> float:
         """The longest a batch of `batch` trials may take (HOTDB_TUNE_STALL, else from the trial limits)."""
@@ -349,6 +354,7 @@ class _TunerRun:
             self.warm_records = sum(t["warm_records"] for t in event["tasks"])
             self._say_start(event)
         elif kind == "joined":
+            self.batches[event["name"]] = self.batches.get(event["name"], 0) + 1
             if event.get("batch_s") is not None:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
                 self.batches_s += event["batch_s"]

@@ -123,14 +123,14 @@ def run(job: dict, work: Path, received: float) -> str:
         ms_logger.removeHandler(handler)
         handler.close()
     cost_model, cost_model_state = _cost_model(job.get("cost_model"), ms)
-    strategy = _search(cost_model, job["trials"], ms)
+    strategy = _search(cost_model, ms)
     if not isinstance(strategy, str):
         cost_model_state += ", untrained for this round: a small search"
     batch = _batch(job, strategy)
     contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
         tasks, str(work), strategy=strategy, num_threads="physical")
     database = ms.database.JSONDatabase(work_dir=str(work))
-    policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight))
+    policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight), batches=int(t.get("batches", 0)))
                      for t, e in zip(job["tasks"], tasks)], per_task_max=job["per_task_max"],
                     budget=job["trials"], deadline=received + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
@@ -253,12 +253,17 @@ def _cost_model(path: str | None, ms):
 RANDOM_MODEL_SEARCH = {"population_size": 64, "genetic_num_iters": 1}
 
 
-def _search(cost_model, trials: int, ms):
-    """MetaSchedule's evolutionary search, made small when the cost model will predict at
-    random for the whole tune: XGBModel scores candidates at random until it has seen
-    `num_warmup_samples` (100) trials, and a search that ranks by random scores buys
-    nothing with its time."""
-    if cost_model.data_size + trials < cost_model.num_warmup_samples:
+def _search(cost_model, ms):
+    """MetaSchedule's evolutionary search, made small while the cost model predicts at
+    random: XGBModel scores candidates at random until it has seen `num_warmup_samples`
+    (100) trials, and a search that ranks by random scores buys nothing with its time. The
+    choice holds for the round: a cold round searches small throughout (its later batches
+    still rank the small population by the model, trained once it has seen 100), so that
+    its batches stay a few trials a task and reach every task (a full search costs 30-40 s
+    a batch whatever its size, so it batches 64: a cold first round of 320 trials so gave
+    5 of ResNet-18's 19 tasks a batch each, bench/README.md). The rounds after it search
+    in full."""
+    if cost_model.data_size < cost_model.num_warmup_samples:
         return ms.search_strategy.EvolutionarySearch(**RANDOM_MODEL_SEARCH)
     return "evolutionary"
 

@@ -18,7 +18,10 @@ This scheduler:
   call, so half is cautious), so the hottest tasks go first, in order of time; a tried
   task is expected to lose what its last batch took away, never less than half divided
   by its batches (the 1/n term of the gradient scheduler, so that a task that stalled
-  once is tried again when its time is still large);
+  once is tried again when its time is still large). A task's batches count over the
+  rounds of a tune (TaskState.batches starts from the earlier rounds'), so a task tuned for
+  rounds no longer expects half its time from its next batch, and an untried one outside
+  the cut (hotdb/ops/tune.py: untried) is reached once its half beats that;
 * **stops when the trials are spent**, after joining the last batch (MetaSchedule is
   given one trial more than the budget, so that it asks once more instead of joining the
   last batch itself, unseen);
