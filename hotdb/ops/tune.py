@@ -330,7 +330,7 @@ def _next_round(job: _Job) -> str | None:
     if job.rounds and size < len(chosen):  # the deadline's: the hottest tasks the time left can tune
         chosen = chosen[:size]
     # the untried tasks, while the round's trials give each a first batch beside the cut's
-    chosen += untried(job.database, job.current[0], job.share_of, chosen, job.batches)[:max(0, size // 2 - len(chosen))]
+    chosen += untried(job.database, job.current[0], job.share_of, chosen, job.batches)[:max(0, size // TASK_TRIALS_MIN - len(chosen))]
     tune_plan = plan(chosen, size, job.per_task_max)
     tune_plan.batches_before = [job.batches.get(name, 0) for name in tune_plan.task_names]
     tune_plan.build_timeout_s, tune_plan.run_timeout_s = job.limits
@@ -370,8 +370,7 @@ def _run_round(job: _Job, tune_plan):
     outcome = driver.tune(tune_plan, job.work, tuner=job.tuner, progress=job.progress, notify=job.notify,
                           inform=job.inform, deadline=deadline)
     job.remaining -= outcome.trials
-    for name, n in outcome.batches.items():
-        job.batches[name] = job.batches.get(name, 0) + n
+    job.batches.update(outcome.batches)
     for kind, n in outcome.failures.items():
         job.failures[kind] = job.failures.get(kind, 0) + n
     if outcome.valid == 0 and (not job.rounds or outcome.cause):
@@ -434,6 +433,7 @@ def _end_to_end(database: Database, run_id: int) -> float | None:
 # two trials a round (MetaSchedule's smallest search step here, trials_per_round).
 PROFILE_SHARE = 0.10
 FIRST_ROUND_SHARE = 0.25  # of the trial budget: at least four measured course corrections
+TASK_TRIALS_MIN = 2  # trials a round gives each of its tasks at least (a batch)
 
 
 def round_trials(remaining: int, tasks: int, *, trial_s: float | None, profile_s: float | None, budget: int) -> int:
@@ -444,7 +444,7 @@ def round_trials(remaining: int, tasks: int, *, trial_s: float | None, profile_s
         wanted = math.ceil(profile_s * (1 - PROFILE_SHARE) / PROFILE_SHARE / trial_s)
     else:
         wanted = math.ceil(budget * FIRST_ROUND_SHARE)
-    return min(remaining, max(2 * tasks, wanted))
+    return min(remaining, max(TASK_TRIALS_MIN * tasks, wanted))
 
 
 def _round_size(job: _Job, tasks: int) -> int:

@@ -85,7 +85,7 @@ class TuneOutcome:
     batches_s: float = 0.0  # every batch's seconds, dispatch to join, summed: the tune less the tuner's start
     devices: dict | None = None  # over RPC: trials measured and failed per server, the servers lost (runner.py)
     seconds: dict = field(default_factory=dict)  # MetaSchedule's profile of the job: part -> seconds
-    batches: dict = field(default_factory=dict)  # task -> batches joined, in the order first joined
+    batches: dict = field(default_factory=dict)  # task joined this tune -> its batches over the rounds (the scheduler's count)
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
 
@@ -354,7 +354,7 @@ class _TunerRun:
             self.warm_records = sum(t["warm_records"] for t in event["tasks"])
             self._say_start(event)
         elif kind == "joined":
-            self.batches[event["name"]] = self.batches.get(event["name"], 0) + 1
+            self.batches[event["name"]] = event["batches"]
             if event.get("batch_s") is not None:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
                 self.batches_s += event["batch_s"]
