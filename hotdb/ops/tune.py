@@ -48,6 +48,7 @@ from hotdb.ops.common import (
 )
 from hotdb.result import Result
 from hotdb.store.database import Database, query, value
+from hotdb.wording import counted
 
 # Per-trial limits. On this project's 2-core machine, building a batch of two MLP trials
 # took 10-15 s idle and 37-39 s beside two busy processes, where MetaSchedule's default of
@@ -400,7 +401,7 @@ def _run_round(job: _Job, tune_plan):
                              e2e, time.monotonic() - round_started, outcome.warm_records, outcome.longest_batch_s,
                              outcome.devices, outcome.batches_s, outcome.seconds))
     if job.inform:
-        job.inform(f"round {len(job.rounds)}: {len(tried)} task{'s' if len(tried) != 1 else ''} tried, {outcome.valid} of {outcome.trials} "
+        job.inform(f"round {len(job.rounds)}: {counted(len(tried), 'task')} tried, {outcome.valid} of {outcome.trials} "
                    f"trials measured, end to end {e2e / 1000:,.2f} ms (run {label})" if e2e
                    else f"round {len(job.rounds)} done")
     return outcome

@@ -38,41 +38,52 @@ def hotdb_process(db: Path, *args, env=None, cache: Path) -> subprocess.Popen:
 
 @pytest.fixture(scope="module")
 def tuned(tmp_path_factory):
-    """Two rounds on the MLP at a 60 % cut (its hottest task holds 66-75 %, less on a busy
-    machine, where a 70 % cut took both tasks in the first round), 8 trials (4 a round: with 2, both random
-    candidates for the hotspot lost to its untuned kernel once in CI, and it stayed the
-    hotspot), run as a process."""
+    """Rounds on the MLP at a 60 % cut (its hottest task holds 66-78 %, less on a busy
+    machine, where a 70 % cut took both tasks in the first round), 9 trials in at most 3
+    rounds, run as a process. The first round is 3 trials, too few to take an untried task
+    beside the hotspot (ops/tune.py: untried; at 4 a round it took the second task, tuned
+    both, and the hotspot stayed the hotspot), and 3 for the hotspot alone: with 2, both
+    random candidates lost to its untuned kernel once in CI."""
     root = tmp_path_factory.mktemp("tuned")
     db, work = root / "hotdb.duckdb", root / "tune"
-    proc = hotdb_process(db, "tune", "mlp", "--coverage", "60", "--trials", "8", "--rounds", "2", "--repeat", "2",
+    proc = hotdb_process(db, "tune", "mlp", "--coverage", "60", "--trials", "9", "--rounds", "3", "--repeat", "2",
                          "--work-dir", work, "-f", "json", *BUSY, cache=root / "cache")
     out, err = proc.communicate(timeout=1800)
     return {"db": db, "work": work, "root": root, "code": proc.returncode, "out": out, "err": err}
 
 
 def test_tune_in_rounds_that_follow_the_hotspot(tuned, cli):
-    """The first round tunes the hottest task; once it is fast, the second round's profile
-    puts another task above the cut, and it is tuned. Each batch is said as it lands."""
+    """The first round tunes the hottest task; the second round's cut is taken on the times
+    the first left, and each of its tasks tried. Each batch is said as it lands."""
     db = ["--db", tuned["db"]]
     assert tuned["code"] == 0, tuned["err"]
     assert tuned["err"].count("round ") >= 2 and "Traceback" not in tuned["err"]
-    assert "cost model new, untrained for this round: a small search" in tuned["err"]  # 8 trials of 100
+    assert "cost model new, untrained for this round: a small search" in tuned["err"]  # 9 trials of 100
     joined = JOINED.findall(tuned["err"])  # one line per batch: trials so far, the task, its best
     assert len(joined) >= 2 and all(int(done) <= int(total) for done, total, *_ in joined)
     rows = {r["item"]: r for r in json.loads(tuned["out"])}
     tuned_rows = [r for r in rows.values() if r["tuned"]]
     runs = cli(*db, "sql", "SELECT run_id, label, baseline_run_id, tags FROM runs ORDER BY run_id", "-f", "json",
                use_db=False).json()
-    assert len(runs) == 3  # the baseline and one run per round, each linked to the one before
-    assert [r["baseline_run_id"] for r in runs] == [None, runs[0]["run_id"], runs[1]["run_id"]]
-    assert [r["tags"].get("round") for r in runs] == [None, "1", "2"]
-    first, second = (set(filter(None, r["tags"]["tasks"].split(","))) for r in runs[1:])
+    rounds = re.findall(r"^round (\d+): ", tuned["err"], re.M)
+    assert len(runs) == 1 + len(rounds) >= 3  # the baseline and one run per round, each linked to the one before
+    assert [r["baseline_run_id"] for r in runs] == [None] + [r["run_id"] for r in runs[:-1]]
+    assert [r["tags"].get("round") for r in runs] == [None, *rounds]
+    tried = [set(filter(None, r["tags"]["tasks"].split(","))) for r in runs[1:]]
+    first, second = tried[:2]
     cuts = [{r["task_name"] for r in cli(*db, "top", "--run", run["label"], "--coverage", "60", "-f", "json",
                                           use_db=False).json()} for run in runs[:2]]
     everything = {r["task_name"] for r in cli(*db, "top", "--run", runs[0]["label"], "-f", "json", use_db=False).json()}
-    assert joined[0][2] in cuts[0] == first & cuts[0]  # the hotspot's batch first; every task of the cut tried
-    assert cuts[1] != cuts[0], "the first round's task stayed the hotspot"
-    assert second & cuts[1]  # the second round follows the new times
+    assert joined[0][2] in cuts[0] == first  # the hotspot's batch first; its cut alone (3 trials take no untried task)
+    # the second round follows the new times: its shares are the first round's profile's,
+    # where the hotspot, tuned, holds less (whether it leaves the cut is the trials' luck)
+    said = [dict((name, float(pct)) for name, pct in re.findall(r"(\S+) \(([\d.]+) %\)", line))
+            for line in re.findall(r"^tuning \d+ tasks?, \d+ trials?: (.*)$", tuned["err"], re.M)]
+    shares = [{r["task_name"]: r["share_pct"] for r in cli(*db, "top", "--run", run["label"], "-f", "json",
+                                                          use_db=False).json()} for run in runs[:2]]
+    assert all(abs(pct - shares[1][name]) < 0.051 for name, pct in said[1].items()), (said, shares)
+    assert all(shares[1][name] < shares[0][name] for name in first), (first, shares)
+    assert second & cuts[1]  # a task of the new cut tried (the scheduler picks among them by expected gain)
     # beyond its cut, a round tries only what no round before it had tried (ops/tune.py: untried)
     assert first <= everything and second - cuts[1] <= everything - first
     # a task is tuned unless its best record is slower a call than its kernel was untuned
@@ -80,8 +91,8 @@ def test_tune_in_rounds_that_follow_the_hotspot(tuned, cli):
     tasks = {t["task_name"]: t for t in cli(*db, "tasks", "-f", "json", use_db=False).json()}
     untuned = {r["task_name"]: r["time_us"] / r["calls"]
                for r in cli(*db, "top", "--run", runs[0]["label"], "-f", "json", use_db=False).json()}
-    kept = (first | second) - {r["item"] for r in tuned_rows}
-    assert first - kept and {r["item"] for r in tuned_rows} <= first | second
+    kept = set().union(*tried) - {r["item"] for r in tuned_rows}
+    assert first - kept and {r["item"] for r in tuned_rows} <= set().union(*tried)
     assert all(not tasks[name]["valid_records"] or tasks[name]["best_cost_us"] > untuned[name]
                for name in kept), (kept, tasks, untuned)
     # the database really applied: the tuned kernels are faster in the last run
@@ -365,7 +376,7 @@ def test_a_stuck_tuner_is_stopped_and_named(tmp_path):
                                 text=True, start_new_session=True,
                                 env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path), "HOTDB_TUNE_STALL": "20"})
     try:
-        _wait_for(proc, err, r"^tuning \d+ tasks", 900)
+        _wait_for(proc, err, r"^tuning \d+ tasks?", 900)
         tuner, workers = _tuner_processes(proc)
         stopped = [tuner, *tuner.children(recursive=True)]
         for process in stopped:

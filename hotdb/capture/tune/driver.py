@@ -30,6 +30,7 @@ from pathlib import Path
 from hotdb import limits
 from hotdb.capture.tune.builder import BUILD_WORKERS
 from hotdb.rows import FAILED_RUN_SECS
+from hotdb.wording import counted
 
 RECORDS, WORKLOADS = "database_tuning_record.json", "database_workload.json"
 
@@ -373,7 +374,7 @@ class _TunerRun:
         if not self.inform:
             return
         shares = dict(zip(self.plan.task_names, self.plan.shares_pct))
-        self.inform(f"tuning {len(event['tasks'])} tasks, {self.plan.trials} trials: " + ", ".join(
+        self.inform(f"tuning {counted(len(event['tasks']), 'task')}, {counted(self.plan.trials, 'trial')}: " + ", ".join(
             f"{t['name']} ({shares.get(t['name'], 0):.1f} %)" for t in event["tasks"]))
         warm = [t for t in event["tasks"] if t["warm_records"]]
         if warm:
@@ -383,7 +384,7 @@ class _TunerRun:
             self.inform(f"no records of other tunes for these tasks; cost model {event['cost_model']}")
         if self.plan.rpc:
             devices = self.plan.devices
-            self.inform(f"measuring on {len(devices)} device{'s' if len(devices) != 1 else ''} of key "
+            self.inform(f"measuring on {counted(len(devices), 'device')} of key "
                         f"{self.plan.rpc['key']} at the RPC tracker {self.plan.rpc['tracker']}, in parallel: "
                         + ", ".join(devices))
 

@@ -23,6 +23,7 @@ import os
 import time
 
 from hotdb.capture.targets import one_line
+from hotdb.wording import counted
 
 DEVICE_LOG = "devices.jsonl"
 
@@ -163,7 +164,7 @@ class DeviceWatch:
                 left = [s for s in self.servers if s not in self.lost]
                 if self.notify:
                     self.notify(f"device {server} (key {self.rpc['key']}) left the RPC tracker: a trial it was measuring "
-                                f"fails, the {len(left)} device{'s' if len(left) != 1 else ''} left measure the rest")
+                                f"fails, the {counted(len(left), 'device')} left measure the rest")
         if not held:
             return (f"every device of key {self.rpc['key']!r} left the RPC tracker at {self.rpc['tracker']}; "
                     "the tune stopped with what it had measured")
