@@ -481,7 +481,7 @@ def _stop(job: _Job, outcome, before: float | None, tasks: int) -> str | None:
         return "deadline"
     if not outcome.finished:
         return "interrupted"
-    if job.remaining < 2:
+    if job.remaining < max(TASK_TRIALS_MIN, outcome.batch):  # a round of what a batch left: a re-profile for a few trials
         return "trials spent"
     if job.max_rounds is not None and len(job.rounds) >= job.max_rounds:
         return "rounds done"

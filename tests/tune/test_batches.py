@@ -1,13 +1,21 @@
-"""How many trials a batch the tuner measures (hotdb/capture/tune/process.py: _batch): a
-few a task while the cost model predicts at random and the search is small, MetaSchedule's
-64 once the full search runs (it costs the same whatever the batch), small again under a
-deadline. The search and the cost model are MetaSchedule's own."""
+"""How many trials a batch the tuner measures, and how large its search is
+(hotdb/capture/tune/process.py: _batch, _search): a few trials a task and a small search
+while the cost model predicts at random; once it ranks, 8 trials a batch at least and a
+population of 8 candidates a trial, MetaSchedule's full search only at its batch of 64;
+small batches under a deadline. The search and the cost model are MetaSchedule's own."""
 
 from __future__ import annotations
 
 import pytest
 
-from hotdb.capture.tune.process import FULL_SEARCH_BATCH, _batch, _cost_model, _search
+from hotdb.capture.tune.process import (
+    POPULATION_A_TRIAL,
+    RANDOM_MODEL_SEARCH,
+    RANKED_BATCH_MIN,
+    _batch,
+    _cost_model,
+    _search,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -23,13 +31,19 @@ def job(trials: int, batch: int = 2, per_task_max: int | None = None, seconds: f
     return {"trials": trials, "batch": batch, "per_task_max": per_task_max or trials, "seconds": seconds}
 
 
-def test_a_round_whose_cost_model_predicts_gets_full_batches(ms):
+def test_a_round_whose_cost_model_ranks_searches_in_proportion_to_its_batch(ms):
+    """A round of 256 trials over 13 tasks gets the driver's batches of 9, each searched
+    by a population of 72 evolved MetaSchedule's 4 times; 64 trials a batch search as
+    MetaSchedule does."""
     trained = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=1)  # its warm-up seen
-    strategy = _search(trained, ms)
-    assert strategy == "evolutionary"
-    assert _batch(job(304), strategy) == FULL_SEARCH_BATCH == 64
-    assert _batch(job(304, per_task_max=20), strategy) == 20  # never past the limit a task
-    assert _batch(job(40, batch=2), "evolutionary") == 40  # nor past the job's trials
+    assert _batch(job(256, batch=9), trained) == 9
+    assert _batch(job(304, batch=2), trained) == RANKED_BATCH_MIN == 8  # a batch outweighs the search's fixed part
+    assert _batch(job(304, batch=2, per_task_max=5), trained) == 5  # never past the limit a task
+    assert _batch(job(6, batch=2), trained) == 6  # nor past the job's trials
+    search = _search(trained, 9, ms)
+    assert search.population_size == POPULATION_A_TRIAL * 9 == 72 and search.genetic_num_iters == 4
+    assert _search(trained, 2, ms).population_size == RANDOM_MODEL_SEARCH["population_size"]
+    assert _search(trained, 64, ms) == "evolutionary"  # MetaSchedule's own: 512 at 64
 
 
 def test_a_cold_round_searches_small_in_the_drivers_batches(ms):
@@ -38,8 +52,8 @@ def test_a_cold_round_searches_small_in_the_drivers_batches(ms):
     in batches of a few trials a task, so that its batches reach every task."""
     model, _ = _cost_model(None, ms)
     for trials in (32, 304):
-        small = _search(model, ms)
-        assert not isinstance(small, str)
-        assert _batch(job(trials, batch=8), small) == 8
-    full = _search(ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=1), ms)
-    assert _batch(job(304, batch=2, seconds=600.0), full) == 2  # under --budget a stop loses the batch in flight
+        assert _batch(job(trials, batch=2), model) == 2
+        small = _search(model, 2, ms)
+        assert small.population_size == RANDOM_MODEL_SEARCH["population_size"] and small.genetic_num_iters == 1
+    trained = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=1)
+    assert _batch(job(304, batch=2, seconds=600.0), trained) == 2  # under --budget a stop loses the batch in flight

@@ -73,6 +73,14 @@ def test_it_stops_when_the_trials_are_spent_or_every_task_is_done():
     for _ in range(3):
         p.joined(p.pick(), [[1e-6]])
     assert p.pick() == -1 and p.stopped == "trials spent"
+    # a batch cannot be cut short: with 3 of 10 left and batches of 4, the round stops
+    # (the next one has the 3); a task whose limit leaves it 3 or fewer still fits
+    r = Policy([TaskState("a", 100.0, 1), TaskState("b", 50.0, 1)], per_task_max=8, budget=10, batch=4, clock=Clock())
+    r.joined(r.pick(), [[1e-6]] * 4)
+    r.joined(r.pick(), [[1e-6]] * 3)
+    assert r.pick() == -1 and r.stopped == "trials spent"
+    r.per_task_max, r.stopped = 6, None
+    assert r.pick() >= 0
     q = policy([100.0], per_task_max=2)
     q.joined(q.pick(), [[1e-6], [2e-6]])
     assert q.pick() == -1 and q.stopped == "every task done"
@@ -104,17 +112,20 @@ def test_a_warm_start_counts_the_records_it_starts_from():
 
 @settings(max_examples=200, deadline=None)
 @given(times=st.lists(st.floats(1.0, 1e6), min_size=1, max_size=8),
-       batches=st.lists(st.lists(st.one_of(st.none(), st.floats(1e-7, 1.0)), min_size=1, max_size=4), max_size=30),
-       budget=st.integers(1, 40), per_task_max=st.integers(1, 12))
-def test_picks_are_alive_tasks_and_never_exceed_the_budget(times, batches, budget, per_task_max):
-    p = policy(times, budget=budget, per_task_max=per_task_max)
-    for batch in batches:
-        i = p.pick()
-        if i == -1:
-            assert sum(t.trials for t in p.tasks) >= budget or all(t.trials >= per_task_max for t in p.tasks)
-            break
-        assert p.tasks[i].trials < per_task_max and sum(t.trials for t in p.tasks) < budget
+       results=st.lists(st.one_of(st.none(), st.floats(1e-7, 1.0)), max_size=60),
+       budget=st.integers(1, 40), per_task_max=st.integers(1, 12), batch=st.integers(1, 8))
+def test_picks_are_alive_tasks_and_never_pass_the_budget(times, results, budget, per_task_max, batch):
+    """MetaSchedule measures a picked task's batch, or what its limit leaves: the picks
+    never take the trials past the budget, and stop only when no task's batch fits."""
+    p = Policy([TaskState(f"t{i}", us, 1) for i, us in enumerate(times)], per_task_max=per_task_max,
+               budget=budget, batch=batch, clock=Clock())
+    results = iter(results)
+    while (i := p.pick()) != -1:
+        size = min(batch, per_task_max - p.tasks[i].trials)
+        assert p.tasks[i].trials < per_task_max and sum(t.trials for t in p.tasks) + size <= budget
         before = p.tasks[i].current_us
-        p.joined(i, [None if s is None else [s] for s in batch])
+        p.joined(i, [None if s is None else [s] for s in (next(results, None) for _ in range(size))])
         assert 0 <= p.tasks[i].current_us <= before  # a batch never makes the best time worse
         assert p.tasks[i].current_us <= p.tasks[i].untuned_us
+    left = budget - sum(t.trials for t in p.tasks)
+    assert all(t.trials >= per_task_max or min(batch, per_task_max - t.trials) > left for t in p.tasks)

@@ -87,6 +87,7 @@ class TuneOutcome:
     devices: dict | None = None  # over RPC: trials measured and failed per server, the servers lost (runner.py)
     seconds: dict = field(default_factory=dict)  # MetaSchedule's profile of the job: part -> seconds
     batches: dict = field(default_factory=dict)  # task joined this tune -> its batches over the rounds (the scheduler's count)
+    batch: int = 0  # trials a batch: the scheduler stops a round with fewer left (scheduler.py: Policy.pick)
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
 
@@ -252,7 +253,7 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
                        stopped=run.stopped, cause=run.cause, warm_records=run.warm_records,
                        longest_batch_s=run.longest_batch_s, batches_s=run.batches_s,
                        devices=run.devices.close() if run.devices else None, seconds=run.seconds,
-                       batches=run.batches)
+                       batches=run.batches, batch=run.batch)
 
 
 def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
@@ -286,7 +287,7 @@ class _TunerRun:
     def __init__(self, tuner: Tuner, tune_plan: TunePlan, batch: int, failures: "_FailureWatch", inform):
         self.tuner, self.plan, self.failures, self.inform = tuner, tune_plan, failures, inform
         self.untuned = dict(zip(tune_plan.task_names, tune_plan.untuned_us or []))
-        self.batch_limit_s = self._limit_s(batch)
+        self.batch, self.batch_limit_s = batch, self._limit_s(batch)
         self.interrupted = self.killed_at_deadline = self.ended = False
         self.stopped = self.cause = None
         self.warm_records = 0
@@ -350,8 +351,9 @@ class _TunerRun:
         kind = event.get("event")
         if kind == "start":
             self.started = True
-            if event.get("batch"):  # the tuner's, which a full search makes larger (process.py: _batch)
-                self.batch_limit_s = self._limit_s(int(event["batch"]))
+            if event.get("batch"):  # the tuner's, which a ranking cost model makes larger (process.py: _batch)
+                self.batch = int(event["batch"])
+                self.batch_limit_s = self._limit_s(self.batch)
             self.warm_records = sum(t["warm_records"] for t in event["tasks"])
             self._say_start(event)
         elif kind == "joined":

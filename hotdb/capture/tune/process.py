@@ -123,16 +123,16 @@ def run(job: dict, work: Path, received: float) -> str:
         ms_logger.removeHandler(handler)
         handler.close()
     cost_model, cost_model_state = _cost_model(job.get("cost_model"), ms)
-    strategy = _search(cost_model, ms)
-    if not isinstance(strategy, str):
+    batch = _batch(job, cost_model)
+    strategy = _search(cost_model, batch, ms)
+    if cost_model.data_size < cost_model.num_warmup_samples:
         cost_model_state += ", untrained for this round: a small search"
-    batch = _batch(job, strategy)
     contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
         tasks, str(work), strategy=strategy, num_threads="physical")
     database = ms.database.JSONDatabase(work_dir=str(work))
     policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight), batches=int(t["batches"]))
                      for t, e in zip(job["tasks"], tasks)], per_task_max=job["per_task_max"],
-                    budget=job["trials"], deadline=received + job["seconds"] if job.get("seconds") is not None else None)
+                    budget=job["trials"], batch=batch, deadline=received + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
             for i, (t, ctx) in enumerate(zip(job["tasks"], contexts))]
     emit("start", cost_model=cost_model_state, batch=batch,
@@ -253,34 +253,40 @@ def _cost_model(path: str | None, ms):
 RANDOM_MODEL_SEARCH = {"population_size": 64, "genetic_num_iters": 1}
 
 
-def _search(cost_model, ms):
-    """MetaSchedule's evolutionary search, made small while the cost model predicts at
-    random: XGBModel scores candidates at random until it has seen `num_warmup_samples`
-    (100) trials, and a search that ranks by random scores buys nothing with its time. The
-    choice holds for the round: a cold round searches small throughout (its later batches
-    still rank the small population by the model, trained once it has seen 100), so that
-    its batches stay a few trials a task and reach every task (a full search costs 30-40 s
-    a batch whatever its size, so it batches 64: a cold first round of 320 trials so gave
-    5 of ResNet-18's 19 tasks a batch each, bench/README.md). The rounds after it search
-    in full."""
+# Once the cost model ranks, the search scales with its batch. MetaSchedule's default (a
+# population of 512 evolved 4 times) costs 30-40 s a batch whatever its size, so it pays
+# only at MetaSchedule's batch of 64 trials; but at 64 trials a task, a round's batches of
+# 64 reached 2 of the 11 tasks of ResNet-18's cut, and three such rounds took it from 171
+# to 156 ms in 300 s (bench/README.md, "At the budget people use"). A population of 8 a
+# trial of the batch, evolved as often, keeps the search's seconds a trial the default's
+# at 64, and a round's batches reach its tasks. A batch is of 8 trials at least: below,
+# the search's fixed part (50 random samples, the measured records) outweighs its trials.
+POPULATION_A_TRIAL = 8
+RANKED_BATCH_MIN = 8
+
+
+def _search(cost_model, batch: int, ms):
+    """MetaSchedule's evolutionary search for a batch of `batch` trials: small while the
+    cost model predicts at random (XGBModel scores at random until it has seen
+    `num_warmup_samples`, 100, trials, and ranking by random scores buys nothing with its
+    time), else a population of POPULATION_A_TRIAL a trial, MetaSchedule's 512 at most.
+    The choice holds for the round: a cold round searches small throughout (its later
+    batches still rank the small population by the model, trained once it has seen 100)."""
     if cost_model.data_size < cost_model.num_warmup_samples:
         return ms.search_strategy.EvolutionarySearch(**RANDOM_MODEL_SEARCH)
-    return "evolutionary"
+    population = POPULATION_A_TRIAL * batch
+    if population >= 512:
+        return "evolutionary"
+    return ms.search_strategy.EvolutionarySearch(population_size=max(population, RANDOM_MODEL_SEARCH["population_size"]))
 
 
-# Trials a batch with the full search: it costs the same whatever the batch (30-40 s for a
-# ResNet-18 convolution here, against ~0.7 s to build and run a trial), so a round's batches
-# of 2 spent ~95 % of a 1,216-trial tune searching (3-4 trials a minute; bench/README.md,
-# "the headline at 64 trials a task"). MetaSchedule's own batch.
-FULL_SEARCH_BATCH = 64
-
-
-def _batch(job: dict, strategy) -> int:
-    """Trials a batch: the driver's (a few a task: records land batch by batch), or with
-    the full search FULL_SEARCH_BATCH, within the job's trials and limit per task. Not
-    under a deadline: there a stop loses the batch in flight (driver.TunePlan.batch_max)."""
-    if isinstance(strategy, str) and job.get("seconds") is None:
-        return max(job["batch"], min(FULL_SEARCH_BATCH, job["per_task_max"], job["trials"]))
+def _batch(job: dict, cost_model) -> int:
+    """Trials a batch: the driver's (a few a task: records land batch by batch), and once
+    the cost model ranks at least RANKED_BATCH_MIN, within the job's trials and limit per
+    task. Not under a deadline: there a stop loses the batch in flight
+    (driver.TunePlan.batch_max)."""
+    if cost_model.data_size >= cost_model.num_warmup_samples and job.get("seconds") is None:
+        return max(job["batch"], min(RANKED_BATCH_MIN, job["per_task_max"], job["trials"]))
     return job["batch"]
 
 

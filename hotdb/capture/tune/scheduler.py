@@ -24,7 +24,9 @@ This scheduler:
   the cut (hotdb/ops/tune.py: untried) is reached once its half beats that;
 * **stops when the trials are spent**, after joining the last batch (MetaSchedule is
   given one trial more than the budget, so that it asks once more instead of joining the
-  last batch itself, unseen);
+  last batch itself, unseen), or when fewer than a batch are left: a batch cannot be cut
+  short, and one more passed the round's trials by up to a batch (MLP, 100 trials in
+  batches of 16: 112); what is left goes to the next round;
 * **stops at the deadline** by returning -1 before a batch that would not end in time
   (the batch's time is the last one measured), so that MetaSchedule ends normally.
 
@@ -82,7 +84,8 @@ class TaskState:
 class Policy:
     tasks: list[TaskState]
     per_task_max: int
-    budget: int  # trials in all: picks stop once the joined batches hold this many
+    budget: int  # trials in all: picks stop once the joined batches leave fewer than a batch
+    batch: int = 1  # trials a batch (MetaSchedule's num_trials_per_iter): it cannot be cut short
     deadline: float | None = None  # time.monotonic() when no new batch may start
     clock: object = time.monotonic
     batch_s: list[float] = field(default_factory=list)  # seconds each batch took, dispatch to join
@@ -92,11 +95,17 @@ class Policy:
     def pick(self) -> int:
         """The task to measure next, or -1 to stop."""
         alive = [i for i, t in enumerate(self.tasks) if not t.done and t.trials < self.per_task_max]
-        if sum(t.trials for t in self.tasks) >= self.budget:
+        left = self.budget - sum(t.trials for t in self.tasks)
+        if left <= 0:
             self.stopped = "trials spent"
             return -1
         if not alive:
             self.stopped = "every task done"
+            return -1
+        # MetaSchedule's batch for a task: the batch, or what the task's limit leaves
+        alive = [i for i in alive if min(self.batch, self.per_task_max - self.tasks[i].trials) <= left]
+        if not alive:
+            self.stopped = "trials spent"  # a batch more would pass the budget: the next round has the rest
             return -1
         if self.deadline is not None and self.clock() + self.expected_batch_s() > self.deadline:
             self.stopped = "deadline"
