@@ -6,9 +6,10 @@ with the bundled VGG-16 build's IR and tasks and `--runs` distinct profiles (the
 example's table under a comment of its own). The lake is measured as ingests leave
 it (one commit per ingest: many small files) and after `lake compact`. Each pair runs
 the two processes in a random order; the figure is the median of the per-pair ratios.
-A reader remembers what the versions it read hold (hotdb/store/lake_snapshot.py): the
-pairs read an unchanged lake, and "first read" pairs read it with nothing remembered, as
-the first read after a commit does (every table changed: the worst case).
+A reader remembers what the versions it read hold (hotdb/store/lake_snapshot.py) and
+keeps their rows as a database file (hotdb/store/lake_rows.py): the pairs read an
+unchanged lake, and "first read" pairs read it with nothing remembered and no copy, as
+the first read after a commit does (every table changed: the worst case), making the copy.
 
     python bench/lake_top.py [--models 8] [--runs 6] [--repeat 15] [--json]
 """
@@ -59,7 +60,7 @@ def build(tmp: Path, models: int, runs: int) -> tuple[Path, Path, float, float]:
 def wall(command: list[str], forget: Path | None = None) -> float:
     """A whole process's seconds; with `forget` (a cache folder), what lake readers
     remember is removed first."""
-    for remembered in forget.glob("lake-*.json") if forget else ():
+    for remembered in [*forget.glob("lake-*.json"), *forget.glob("lake-rows-*.duckdb")] if forget else ():
         remembered.unlink()
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)

@@ -19,7 +19,7 @@ configuration is repeated. While a tune runs, a thread copies its MetaSchedule d
 every --every seconds (records first, then workloads, each cut at its last whole line);
 afterwards every copy is applied and the model re-profiled (once per distinct set of
 records): the latency a user would have had by stopping the tune then. (h)'s wall time
-includes its own re-profiles, as a user waits for them. Prints a table and writes bench/tune_rounds.png.
+includes its own re-profiles, as a user waits for them. Prints a table and writes bench/tune_rounds.png (tune_rounds_N.png with --per-task N).
 
     python bench/tune_rounds.py [MODEL] [--trials B | --per-task T] [--stock] [--repeats N] [--every SECONDS]
                                 [--configs a,k,h,w] [--work DIR] [--points N]
@@ -171,7 +171,8 @@ def main() -> None:
     parser.add_argument("--stock", action="store_true", help="(a) with tune_tasks' defaults (batches of 64, LocalBuilder)")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--every", type=float, default=20.0, help="seconds between database copies")
-    parser.add_argument("--plot", type=Path, default=Path(__file__).parent / "tune_rounds.png")
+    parser.add_argument("--plot", type=Path, help="the plot (its points beside it, .json): bench/tune_rounds.png, "
+                                                   "with --per-task N bench/tune_rounds_N.png")
     parser.add_argument("--configs", default="a,h,w",
                         help="which of (a), (k), (h), (w) to run, in this order within a repeat; (a) always runs")
     parser.add_argument("--points", type=int, default=16,
@@ -181,6 +182,7 @@ def main() -> None:
                         help="the run's folder; a run stopped there (its progress.json) goes on from its last "
                              "whole configuration: a run at 64 trials a task takes longer than a machine may stay up")
     args = parser.parse_args()
+    args.plot = args.plot or Path(__file__).parent / f"tune_rounds{f'_{args.per_task}' if args.per_task else ''}.png"
     if args.from_json:
         return report_saved(args)
     letters = args.configs.split(",")

@@ -115,6 +115,12 @@ def lake_auto_compact_files() -> int:
     return int(_number("HOTDB_LAKE_AUTO_COMPACT", 16, 0, "a number of files"))
 
 
+def lake_keep_bytes() -> int:
+    # a local lake's rows are kept as a database file in the cache for a fast read
+    # (hotdb/store/lake_rows.py): a copy as large as the lake, so not of a large one
+    return _bytes("HOTDB_LAKE_KEEP", 256 << 20, 0)
+
+
 SQL_TIMEOUT_MINIMUM = 0.1
 SQL_TIMEOUT_MAXIMUM = 30 * 86400.0  # a month: a timer cannot wait much longer (threading.TIMEOUT_MAX)
 

@@ -33,18 +33,18 @@ _COMMIT_FILE = re.compile(r"(\d{20})\.json")
 _FORMAT = 1  # of the cache file: another is read as empty
 
 
-_NO_TABLE = "no table"
+NO_TABLE = "no table"
 
 
-def _stamp(table_dir: Path) -> list[int] | str | None:
-    """[version, size, mtime_ns, inode] of the table's latest commit file; _NO_TABLE when
+def stamp(table_dir: Path) -> list[int] | str | None:
+    """[version, size, mtime_ns, inode] of the table's latest commit file; NO_TABLE when
     it has no log (a lake holds a table once a row was written to it); None when delta-rs
     must decide."""
     try:
         with os.scandir(table_dir / "_delta_log") as entries:
             versions = [int(m.group(1)) for e in entries if (m := _COMMIT_FILE.fullmatch(e.name))]
     except (FileNotFoundError, NotADirectoryError):
-        return _NO_TABLE
+        return NO_TABLE
     if not versions:
         return None  # only checkpoints left: delta-rs decides
     latest = max(versions)
@@ -70,6 +70,7 @@ class Snapshot:
         self._path = limits.cache_dir() / f"lake-{hashlib.sha256(str(root).encode()).hexdigest()[:32]}.json"
         self._known = self._read()
         self._learnt = False
+        self.seen: dict[str, list | str | None] = {}  # table -> the stamp its read listed
 
     def _read(self) -> dict:
         try:
@@ -83,16 +84,17 @@ class Snapshot:
         """What table `name` holds at its latest version: read(version) (a delta-rs read of
         that version, JSON-able) unless remembered; `missing` when there is no table, and
         read(None) when its folder does not say its version."""
-        stamp = _stamp(self.root / name)
-        if stamp == _NO_TABLE:
+        stamp_now = stamp(self.root / name)
+        self.seen[name] = stamp_now
+        if stamp_now == NO_TABLE:
             return missing
-        if stamp is None:
+        if stamp_now is None:
             return read(None)
         entry = self._known.get(name)
-        if isinstance(entry, dict) and entry.get("stamp") == stamp:
+        if isinstance(entry, dict) and entry.get("stamp") == stamp_now:
             return entry["held"]
-        held = read(stamp[0])
-        self._known[name] = {"stamp": stamp, "held": held}
+        held = read(stamp_now[0])
+        self._known[name] = {"stamp": stamp_now, "held": held}
         self._learnt = True
         return held
 
