@@ -6,6 +6,7 @@ that needs it (exit 1), naming the variable and what it takes.
     HOTDB_LOCK_TIMEOUT     seconds to wait for another writer (database lock, lake commits); 30
     HOTDB_LAKE_RETENTION   seconds a lake keeps the versions readers may still use, recorded in the lake by the next compaction (every process reads the lake's); 3600
     HOTDB_LAKE_AUTO_COMPACT a lake writer compacts once the commit log has this many files (0: never); 16
+    HOTDB_LAKE_KEEP        a local lake whose Parquet files come to more is not copied into the cache for fast reads (`docs/lake.md`; 0: never); 256MB
     HOTDB_SQL_TIMEOUT      seconds one `hotdb sql` query may run before it is stopped; 300
     HOTDB_STREAM_BYTES     files larger than this are streamed, not read into memory: CSV reports by DuckDB, JSON reports call by call; debug logs and tables, Relay text, Relax TVMScript, AutoTVM and auto_scheduler logs, task printouts and fallback warnings line by line; 64MiB
     HOTDB_MAX_READ_BYTES   the most an input may hold once read into memory, decompressed; 64MiB
