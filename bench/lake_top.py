@@ -7,7 +7,7 @@ example's table under a comment of its own). The lake is measured as ingests lea
 it (one commit per ingest: many small files) and after `lake compact`. Each pair runs
 the two processes in a random order; the figure is the median of the per-pair ratios.
 A reader remembers what the versions it read hold (hotdb/store/lake_snapshot.py) and
-keeps their rows as a database file (hotdb/store/lake_rows.py): the pairs read an
+keeps their rows as a database file (hotdb/store/lake_snapshot.py): the pairs read an
 unchanged lake, and "first read" pairs read it with nothing remembered and no copy, as
 the first read after a commit does (every table changed: the worst case), making the copy.
 

@@ -118,7 +118,7 @@ def lake_auto_compact_files() -> int:
 
 def lake_keep_bytes() -> int:
     # a local lake's rows are kept as a database file in the cache for a fast read
-    # (hotdb/store/lake_rows.py): a copy as large as the lake, so not of a large one
+    # (hotdb/store/lake_snapshot.py): a copy as large as the lake, so not of a large one
     return _bytes("HOTDB_LAKE_KEEP", 256 << 20, 0)
 
 

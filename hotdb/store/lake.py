@@ -47,7 +47,7 @@ from hotdb.duck import connect
 from hotdb.errors import DatabaseError, UsageError
 from hotdb.failpoints import failpoint
 from hotdb.resources import sql, sql_names
-from hotdb.store import delta, lake_rows
+from hotdb.store import delta, lake_snapshot
 from hotdb.store.connection import Store, empty_database, latest_schema_version
 from hotdb.store.lake_claims import LAKE_MODEL, LakeClaims
 from hotdb.store.lake_snapshot import Snapshot, local_files
@@ -176,7 +176,7 @@ class Lake:
         return files_at(None) if snapshot is None else snapshot.held(_table(name), files_at)
 
     def _remembers(self, native: bool = True) -> bool:
-        """Whether what a read holds is remembered (lake_snapshot.py, lake_rows.py): a local
+        """Whether what a read holds is remembered (lake_snapshot.py, lake_snapshot.py): a local
         lake read at its latest version by DuckDB's own reader."""
         return native and self.local is not None and self.as_of is None
 
@@ -243,7 +243,7 @@ class Lake:
         names = [table for table in tables() if table not in skip]
         # read after the commit log (a commit's rows are in a table before it lands), at
         # once: each delta-rs open reads a log of its own (16 ms each, measured)
-        from concurrent.futures import ThreadPoolExecutor  # not on a read of the kept copy (lake_rows.py)
+        from concurrent.futures import ThreadPoolExecutor  # not on a read of the kept copy (lake_snapshot.py)
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             held = dict(zip(names, pool.map(lambda name: self._held(name, native, snapshot), names)))
@@ -293,17 +293,17 @@ class Lake:
 
     def _kept(self, template: Path) -> Store | None:
         """The lake's rows at the versions its folders list now, from the database file kept
-        for them in the cache, made by this read where there is none (lake_rows.py); None
+        for them in the cache, made by this read where there is none (lake_snapshot.py); None
         where none is kept (a table whose folder does not say its version, a large lake, a
         writer that moved the lake meanwhile, a cache that cannot be written)."""
-        listed = lake_rows.stamps(self.local)
+        listed = lake_snapshot.stamps(self.local)
         if listed is None:
             return None
         # what reads the rows: the empty database's name holds the SQL files' digest
         made_of = [template.name, hashlib.sha256(Path(__file__).read_bytes()).hexdigest()]
-        kept = lake_rows.path(self.local, made_of, listed)
-        store = lake_rows.open_kept(kept)
-        if store is not None or not lake_rows.small_enough(self.local):
+        kept = lake_snapshot.copy_path(self.local, made_of, listed)
+        store = lake_snapshot.open_copy(kept)
+        if store is not None or not lake_snapshot.small_enough(self.local):
             return store
         snapshot = Snapshot(self.local)
 
@@ -316,8 +316,8 @@ class Lake:
                 # by name, as the reader's views: rows written before a column was added give NULL there
                 con.execute(f"INSERT INTO main.{table} SELECT {columns} FROM (FROM main.{table} UNION ALL BY NAME FROM {rows})")
             snapshot.save()
-            return lake_rows.unmoved(listed, snapshot.seen)
-        return lake_rows.keep(kept, template, fill)
+            return lake_snapshot.unmoved(listed, snapshot.seen)
+        return lake_snapshot.keep_copy(kept, fill)
 
     def _context(self, model: str, commits: list[tuple[int, int]], with_runs: bool = True) -> Store:
         """A scratch, writable database holding one model's committed rows, for an ingest to

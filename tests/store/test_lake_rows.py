@@ -1,4 +1,4 @@
-"""A local lake's rows kept as a database file in the cache (hotdb/store/lake_rows.py): a
+"""A local lake's rows kept as a database file in the cache (hotdb/store/lake_snapshot.py): a
 read of an unchanged lake opens the kept file and answers what the lake itself answers;
 after a commit, a damaged file, over the size limit, and with a writer landing while the
 copy is made, each read answers what the lake holds at that moment, and nothing else is

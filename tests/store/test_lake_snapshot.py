@@ -77,7 +77,7 @@ def test_a_compaction_after_a_remembered_read_keeps_every_row_once(tmp_path, vgg
 def test_a_damaged_or_foreign_cache_file_costs_only_the_opens(tmp_path, vgg16, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("HOTDB_CACHE_DIR", str(cache))
-    monkeypatch.setenv("HOTDB_LAKE_KEEP", "0")  # no copy of the rows (lake_rows.py), which a read would open instead
+    monkeypatch.setenv("HOTDB_LAKE_KEEP", "0")  # no copy of the rows (lake_snapshot.py), which a read would open instead
     lake = tmp_path / "lake"
     here("--lake", lake, "ingest", vgg16["table"], "--model", "a")
     expected = runs(lake)

@@ -125,7 +125,7 @@ def run(job: dict, work: Path, received: float) -> str:
     cost_model, cost_model_state = _cost_model(job.get("cost_model"), ms)
     batch = _batch(job, cost_model)
     strategy = _search(cost_model, batch, ms)
-    if cost_model.data_size < cost_model.num_warmup_samples:
+    if not _ranks(cost_model):
         cost_model_state += ", untrained for this round: a small search"
     contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
         tasks, str(work), strategy=strategy, num_threads="physical")
@@ -265,6 +265,12 @@ POPULATION_A_TRIAL = 8
 RANKED_BATCH_MIN = 8
 
 
+def _ranks(cost_model) -> bool:
+    """Whether XGBModel ranks by what it learnt: it scores at random until it has seen
+    `num_warmup_samples` (100) trials."""
+    return cost_model.data_size >= cost_model.num_warmup_samples
+
+
 def _search(cost_model, batch: int, ms):
     """MetaSchedule's evolutionary search for a batch of `batch` trials: small while the
     cost model predicts at random (XGBModel scores at random until it has seen
@@ -272,7 +278,7 @@ def _search(cost_model, batch: int, ms):
     time), else a population of POPULATION_A_TRIAL a trial, MetaSchedule's 512 at most.
     The choice holds for the round: a cold round searches small throughout (its later
     batches still rank the small population by the model, trained once it has seen 100)."""
-    if cost_model.data_size < cost_model.num_warmup_samples:
+    if not _ranks(cost_model):
         return ms.search_strategy.EvolutionarySearch(**RANDOM_MODEL_SEARCH)
     population = POPULATION_A_TRIAL * batch
     if population >= 512:
@@ -285,7 +291,7 @@ def _batch(job: dict, cost_model) -> int:
     the cost model ranks at least RANKED_BATCH_MIN, within the job's trials and limit per
     task. Not under a deadline: there a stop loses the batch in flight
     (driver.TunePlan.batch_max)."""
-    if cost_model.data_size >= cost_model.num_warmup_samples and job.get("seconds") is None:
+    if _ranks(cost_model) and job.get("seconds") is None:
         return max(job["batch"], min(RANKED_BATCH_MIN, job["per_task_max"], job["trials"]))
     return job["batch"]
 
