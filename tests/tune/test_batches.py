@@ -2,18 +2,23 @@
 (hotdb/capture/tune/process.py: _batch, _search): a few trials a task and a small search
 while the cost model predicts at random; once it ranks, 8 trials a batch at least and a
 population of 8 candidates a trial, MetaSchedule's full search only at its batch of 64;
-small batches under a deadline. The search and the cost model are MetaSchedule's own."""
+small batches under a deadline; a ranked batch keeps MetaSchedule's share of random
+samples. The search and the cost model are MetaSchedule's own."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hotdb.capture.tune.process import (
+    EXPLORE_SHARE,
     POPULATION_A_TRIAL,
     RANDOM_MODEL_SEARCH,
     RANKED_BATCH_MIN,
     _batch,
     _cost_model,
+    _eps_greedy,
     _search,
 )
 
@@ -57,3 +62,27 @@ def test_a_cold_round_searches_small_in_the_drivers_batches(ms):
         assert small.population_size == RANDOM_MODEL_SEARCH["population_size"] and small.genetic_num_iters == 1
     trained = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=1)
     assert _batch(job(304, batch=2, seconds=600.0), trained) == 2  # under --budget a stop loses the batch in flight
+
+
+def random_picks(batch: int, eps_greedy: float) -> int:
+    """The random samples MetaSchedule measures in a batch (evolutionary_search.cc,
+    PickWithEpsGreedy: `int num_rands = num * self->eps_greedy`)."""
+    return int(batch * eps_greedy)
+
+
+@given(st.integers(RANKED_BATCH_MIN, 511))
+def test_a_ranked_batch_measures_random_samples_as_metaschedules_batch_of_64_does(batch):
+    """MetaSchedule's 5 % gives its batch of 64 three random samples and a batch under 20
+    none; a ranked batch of hotdb's gets its share, rounded, and one at least."""
+    assert random_picks(64, 0.05) == 3 and random_picks(16, 0.05) == 0  # why: the default at hotdb's batches
+    assert random_picks(batch, _eps_greedy(batch)) == max(1, round(EXPLORE_SHARE * batch))
+    assert random_picks(batch, _eps_greedy(batch)) < batch / 4  # the model still picks the batch
+
+
+def test_the_search_a_ranked_round_runs_explores(ms):
+    """The strategy MetaSchedule is given carries the share: a batch of 8 measures one
+    random sample; under a deadline's pairs the model picks both."""
+    trained = ms.cost_model.XGBModel(num_warmup_samples=0, num_tuning_cores=1)
+    assert random_picks(8, _search(trained, 8, ms).eps_greedy) == 1
+    assert random_picks(24, _search(trained, 24, ms).eps_greedy) == 1
+    assert random_picks(2, _search(trained, 2, ms).eps_greedy) == 0

@@ -265,6 +265,24 @@ POPULATION_A_TRIAL = 8
 RANKED_BATCH_MIN = 8
 
 
+# MetaSchedule measures a share eps_greedy (5 %) of a batch from random samples of the
+# space instead of the cost model's picks, its only exploration; it counts them as
+# int(batch x eps_greedy) (evolutionary_search.cc: PickWithEpsGreedy): 3 at its batch of
+# 64, none below 20. At hotdb's batches of 8-16 every trial was the model's pick: one
+# ResNet-18 repeat kept its hottest task at 12 ms a call through 216 trials, its tiles in
+# a local optimum the model never left, where the other repeat found 6 ms
+# (bench/README.md, "At the budget people use"). A ranked batch keeps the default's
+# share, rounded, and one random sample at least.
+EXPLORE_SHARE = 0.05
+
+
+def _eps_greedy(batch: int) -> float:
+    """The eps_greedy that gives a batch of `batch` round(EXPLORE_SHARE x batch) random
+    samples, one at least, after MetaSchedule truncates (the half keeps float error off
+    the boundary)."""
+    return min(1.0, (max(1, round(EXPLORE_SHARE * batch)) + 0.5) / batch)
+
+
 def _ranks(cost_model) -> bool:
     """Whether XGBModel ranks by what it learnt: it scores at random until it has seen
     `num_warmup_samples` (100) trials."""
@@ -275,7 +293,8 @@ def _search(cost_model, batch: int, ms):
     """MetaSchedule's evolutionary search for a batch of `batch` trials: small while the
     cost model predicts at random (XGBModel scores at random until it has seen
     `num_warmup_samples`, 100, trials, and ranking by random scores buys nothing with its
-    time), else a population of POPULATION_A_TRIAL a trial, MetaSchedule's 512 at most.
+    time), else a population of POPULATION_A_TRIAL a trial, MetaSchedule's 512 at most,
+    and random samples for the batch's share EXPLORE_SHARE (_eps_greedy).
     The choice holds for the round: a cold round searches small throughout (its later
     batches still rank the small population by the model, trained once it has seen 100)."""
     if not _ranks(cost_model):
@@ -283,7 +302,9 @@ def _search(cost_model, batch: int, ms):
     population = POPULATION_A_TRIAL * batch
     if population >= 512:
         return "evolutionary"
-    return ms.search_strategy.EvolutionarySearch(population_size=max(population, RANDOM_MODEL_SEARCH["population_size"]))
+    explore = _eps_greedy(batch) if batch >= RANKED_BATCH_MIN else EXPLORE_SHARE  # a deadline's pairs: the model's
+    return ms.search_strategy.EvolutionarySearch(population_size=max(population, RANDOM_MODEL_SEARCH["population_size"]),
+                                                 eps_greedy=explore)
 
 
 def _batch(job: dict, cost_model) -> int:
