@@ -453,8 +453,7 @@ def round_trials(remaining: int, tasks: int, *, trial_s: float | None, profile_s
     if trial_s and profile_s:
         wanted = math.ceil(profile_s * (1 - PROFILE_SHARE) / PROFILE_SHARE / trial_s)
     else:
-        wanted = math.ceil(budget * FIRST_ROUND_SHARE)
-        wanted = min(wanted, COLD_FIRST_ROUND) if cold else wanted
+        wanted = min(math.ceil(budget * FIRST_ROUND_SHARE), COLD_FIRST_ROUND if cold else budget)
     return min(remaining, max(TASK_TRIALS_MIN * tasks, wanted))
 
 

@@ -176,7 +176,7 @@ class Lake:
         return files_at(None) if snapshot is None else snapshot.held(_table(name), files_at)
 
     def _remembers(self, native: bool = True) -> bool:
-        """Whether what a read holds is remembered (lake_snapshot.py, lake_snapshot.py): a local
+        """Whether what a read holds is remembered (lake_snapshot.py: its versions and rows): a local
         lake read at its latest version by DuckDB's own reader."""
         return native and self.local is not None and self.as_of is None
 

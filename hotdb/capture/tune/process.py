@@ -277,10 +277,13 @@ EXPLORE_SHARE = 0.05
 
 
 def _eps_greedy(batch: int) -> float:
-    """The eps_greedy that gives a batch of `batch` round(EXPLORE_SHARE x batch) random
-    samples, one at least, after MetaSchedule truncates (the half keeps float error off
-    the boundary)."""
-    return min(1.0, (max(1, round(EXPLORE_SHARE * batch)) + 0.5) / batch)
+    """The eps_greedy that gives a ranked batch of `batch` round(EXPLORE_SHARE x batch)
+    random samples, one at least, after MetaSchedule truncates (the half keeps float error
+    off the boundary); below RANKED_BATCH_MIN (a deadline's pairs) MetaSchedule's own,
+    which leaves the batch to the model."""
+    if batch < RANKED_BATCH_MIN:
+        return EXPLORE_SHARE
+    return (max(1, round(EXPLORE_SHARE * batch)) + 0.5) / batch
 
 
 def _ranks(cost_model) -> bool:
@@ -302,9 +305,8 @@ def _search(cost_model, batch: int, ms):
     population = POPULATION_A_TRIAL * batch
     if population >= 512:
         return "evolutionary"
-    explore = _eps_greedy(batch) if batch >= RANKED_BATCH_MIN else EXPLORE_SHARE  # a deadline's pairs: the model's
     return ms.search_strategy.EvolutionarySearch(population_size=max(population, RANDOM_MODEL_SEARCH["population_size"]),
-                                                 eps_greedy=explore)
+                                                 eps_greedy=_eps_greedy(batch))
 
 
 def _batch(job: dict, cost_model) -> int:
