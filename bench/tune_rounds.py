@@ -298,12 +298,14 @@ def _hotdb_seconds(rounds: list[dict]) -> dict[str, float]:
 PARTS = {"build": ("SendToBuilder",), "run": ("SendToRunner", "JoinRunnerFutures"),
          "cost model": ("UpdateCostModel", "PredictNormalizedScore"),
          "search": ("EvoSearch/SampleInitPopulation", "EvoSearch/Evolve/Mutation", "EvoSearch/Evolve/Misc",
-                    "EvoSearch/Pick")}
+                    "EvoSearch/Pick"),
+         "sibling trials": ("SiblingTrials",)}  # hotdb's (capture/tune/siblings.py): build and run
 
 
 def breakdown(spent: dict[str, list[dict[str, float]]], walls: dict[str, list[float]]) -> None:
-    print("\n| configuration | wall (s) | build (s) | run (s) | cost model (s) | search (s) | re-profile, tuner start (s) |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n| configuration | wall (s) | build (s) | run (s) | cost model (s) | search (s) | sibling trials (s) "
+          "| re-profile, tuner start (s) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, repeats in spent.items():
         for wall, seconds in zip(walls[name], repeats):
             cells = [sum(v for k, v in seconds.items() if any(k.startswith(p) or k.endswith(p) for p in names))

@@ -362,6 +362,9 @@ class _TunerRun:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
                 self.batches_s += event["batch_s"]
             self._say_joined(event)
+        elif kind == "sibling":
+            self.batches_s += event.get("seconds") or 0.0  # measured as a batch is: trial_s counts them
+            self._say_sibling(event)
         elif kind == "worker_died" and self.failures.notify:
             self.failures.notify(f"a MetaSchedule worker process died ({_worker_death(event.get('returncode'))}); "
                                  "its trial fails, and MetaSchedule starts a new one")
@@ -389,6 +392,13 @@ class _TunerRun:
             self.inform(f"measuring on {counted(len(devices), 'device')} of key "
                         f"{self.plan.rpc['key']} at the RPC tracker {self.plan.rpc['tracker']}, in parallel: "
                         + ", ".join(devices))
+
+    def _say_sibling(self, event: dict) -> None:
+        if not self.inform:
+            return
+        got = f"{_ms(event['us'])} a call" if event.get("us") is not None else "the trial failed"
+        self.inform(f"sibling trial  {event['name']}: the best schedule of {event['sibling']}, which has the same "
+                    f"main block ({_ms(event['sibling_us'])} a call there): {got}")
 
     def _say_joined(self, event: dict) -> None:
         if not self.inform:

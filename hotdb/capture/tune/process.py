@@ -7,6 +7,7 @@ happens as JSON lines on its standard output, one event a line:
     {"event": "start", "tasks": [{"name", "warm_records", "warm_best_us"}...], "cost_model": "loaded"|"new"}
     {"event": "pick", "task": i, "name": ...}
     {"event": "joined", "task": i, "name", "trials", "valid", "batches" (over the rounds), "best_us", "current_us", "total_trials"}
+    {"event": "sibling", "task": i, "name", "sibling", "sibling_us", "us", "seconds"}   (a sibling trial: capture/tune/siblings.py)
     {"event": "worker_died", "returncode": code}      (a builder's or runner's worker process)
     {"event": "end", "stopped": why, "seconds": {part: s}}   (MetaSchedule's profiler; then the next job)
     {"event": "error", "message": ...}
@@ -104,6 +105,7 @@ def run(job: dict, work: Path, received: float) -> str:
     from hotdb.capture.targets import parse_target
     from hotdb.capture.tune.intrinsics import import_intrinsics
     from hotdb.capture.tune.scheduler import Policy, TaskState, scheduler
+    from hotdb.capture.tune.siblings import measure
 
     target = parse_target(job["target"])
     # its workers start beside what follows
@@ -135,9 +137,12 @@ def run(job: dict, work: Path, received: float) -> str:
                     budget=job["trials"], batch=batch, deadline=received + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
             for i, (t, ctx) in enumerate(zip(job["tasks"], contexts))]
-    emit("start", cost_model=cost_model_state, batch=batch,
+    shared = _sibling_trials(job, database, contexts, target, extracted, policy)
+    emit("start", cost_model=cost_model_state, batch=batch, sibling_trials=len(shared),
          tasks=[{"name": t.name, "warm_records": n, "warm_best_us": t.best_s * 1e6 if t.best_s else None}
                 for t, n in zip(policy.tasks, warm)])
+
+    runner = _runner(job, work)
 
     def joined(task_id: int, state) -> None:
         emit("joined", task=task_id, name=state.name, trials=state.trials, valid=state.valid, batches=state.batches,
@@ -145,10 +150,19 @@ def run(job: dict, work: Path, received: float) -> str:
              total_trials=sum(t.trials for t in policy.tasks), batch_s=policy.batch_s[-1] if policy.batch_s else None)
 
     with ms.Profiler() as profiler:  # where the time goes: bench/tune_fleet.py reads it
+        if shared:
+            started = time.monotonic()
+            with ms.Profiler.timeit("SiblingTrials"):
+                times = measure(shared, contexts, builder, runner, database, cost_model, target)
+            each_s = (time.monotonic() - started) / len(shared)  # the batches' seconds count them (driver)
+            for trial, secs in zip(shared, times):
+                emit("sibling", task=trial.task_id, name=policy.tasks[trial.task_id].name, sibling=trial.sibling,
+                     sibling_us=trial.sibling_us, us=sum(secs) / len(secs) * 1e6 if secs else None, seconds=each_s)
+                joined(trial.task_id, policy.joined(trial.task_id, [secs]))
         ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
                       work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
                       num_trials_per_iter=batch, database=database, cost_model=cost_model,
-                      builder=builder, runner=_runner(job, work),
+                      builder=builder, runner=runner,
                       task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i, name=policy.tasks[i].name),
                                                on_join=joined))
     _save_cost_model(cost_model, job.get("cost_model"))
@@ -158,6 +172,19 @@ def run(job: dict, work: Path, received: float) -> str:
 
 
 _seconds: dict = {}  # MetaSchedule's profile of the last job, said with its end
+
+
+def _sibling_trials(job: dict, database, contexts, target, extracted: dict, policy) -> list:
+    """The round's sibling trials (capture/tune/siblings.py), within half its trials and
+    each task's limit. None under a deadline: they are measured before the first batch,
+    whose time is not known yet."""
+    from hotdb.capture.tune.siblings import sibling_trials
+
+    if job.get("seconds") is not None:
+        return []
+    found = [t for t in sibling_trials(database, contexts, target, {n: e.dispatched[0] for n, e in extracted.items()})
+             if policy.tasks[t.task_id].trials < policy.per_task_max]
+    return found[:job["trials"] // 2]
 
 
 def _runner(job: dict, work: Path):

@@ -1,0 +1,184 @@
+"""Sibling trials (hotdb/capture/tune/siblings.py): a task measures the best schedule of a
+task with the same anchor block, applied to its own blocks, as a trial of its own. On a
+ResNet basic block (tests/data/models/residual_block.py: two convolutions of one shape,
+one fused with the residual add), with MetaSchedule's real search, builder and runner."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import ROOT
+
+from hotdb.capture.tune.driver import _scheduled
+from hotdb.capture.tune.process import _sibling_trials
+from hotdb.capture.tune.scheduler import Policy, TaskState
+from hotdb.capture.tune.siblings import FAILED_RUN_S, measure, sibling_trials
+
+pytestmark = pytest.mark.slow
+
+MODEL = f"{ROOT}/tests/data/models/residual_block.py:residual_block"
+PLAIN, RESIDUAL = "fused_conv2d_add_relu", "fused_conv2d_add_add1_relu"
+
+
+@pytest.fixture(scope="module")
+def block(tmp_path_factory):
+    """The block's tasks, and a work database where the plain convolution was tuned for
+    4 trials by MetaSchedule and the residual one not at all."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from hotdb.capture.models import load_model
+    from hotdb.capture.profile import fuse
+    from hotdb.capture.targets import parse_target
+
+    work = tmp_path_factory.mktemp("siblings")
+    target = parse_target("llvm")
+    extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fuse(load_model(MODEL).mod, target), target)}
+    assert set(extracted) == {PLAIN, RESIDUAL}
+    contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
+        [extracted[PLAIN], extracted[RESIDUAL]], str(work),
+        strategy=ms.search_strategy.EvolutionarySearch(population_size=16, genetic_num_iters=1), num_threads=1)
+    database = ms.database.JSONDatabase(work_dir=str(work))
+    ms.tune_tasks(tasks=contexts[:1], task_weights=[1.0], work_dir=str(work), max_trials_global=4,
+                  num_trials_per_iter=4, database=database, builder=ms.builder.LocalBuilder(max_workers=1),
+                  runner=ms.runner.LocalRunner())
+    return {"ms": ms, "work": work, "target": target, "extracted": extracted, "contexts": contexts,
+            "names": {n: t.dispatched[0] for n, t in extracted.items()}}
+
+
+def best_s(database, mod) -> float:
+    top = database.get_top_k(database.commit_workload(mod), 1)
+    return sum(float(s) for s in top[0].run_secs) / len(top[0].run_secs) if top else float("inf")
+
+
+def test_a_task_measures_its_siblings_best_schedule_once(block):
+    """The residual convolution, untuned, gets the plain one's best record applied to its
+    own blocks; measured, it is a record of its own (its time, or MetaSchedule's failure
+    mark) and a sample of the cost model; asked again, nothing more: it is measured."""
+    ms, target, (plain, residual) = block["ms"], block["target"], block["contexts"]
+    database = ms.database.JSONDatabase(work_dir=str(block["work"]))
+    found = sibling_trials(database, [plain, residual], target, block["names"])
+    assert [(t.task_id, t.sibling) for t in found] == [(1, PLAIN)]
+    assert found[0].sibling_us == pytest.approx(best_s(database, plain.mod) * 1e6)
+    cost_model = ms.cost_model.XGBModel(num_tuning_cores=1)
+    times = measure(found, [plain, residual], ms.builder.LocalBuilder(max_workers=1), ms.runner.LocalRunner(),
+                    database, cost_model, target)
+    records = database.get_all_tuning_records()
+    mine = [r for r in records if r.workload.same_as(database.commit_workload(residual.mod))]
+    assert len(mine) == 1 and len(records) == 5
+    assert times[0] is not None and [float(s) for s in mine[0].run_secs] == pytest.approx(times[0])
+    assert cost_model.data_size == 1
+    again = ms.database.JSONDatabase(work_dir=str(block["work"]))  # as the next round reads it
+    assert [t for t in sibling_trials(again, [plain, residual], target, block["names"]) if t.task_id == 1] == []
+
+
+def test_the_faster_sibling_gives_and_never_takes(block):
+    """Whichever of the two holds the faster record gives it; the other takes it only where
+    that is faster than its own best."""
+    ms, target, (plain, residual) = block["ms"], block["target"], block["contexts"]
+    database = ms.database.JSONDatabase(work_dir=str(block["work"]))
+    own = {0: best_s(database, plain.mod), 1: best_s(database, residual.mod)}
+    found = sibling_trials(database, [plain, residual], target, block["names"])
+    for trial in found:
+        assert trial.sibling_us / 1e6 < own[trial.task_id]
+        assert trial.sibling == (PLAIN, RESIDUAL)[1 - trial.task_id]
+    assert min(own, key=own.get) not in [t.task_id for t in found]
+
+
+def test_a_round_starts_its_search_from_a_sibling_trial(block):
+    """MetaSchedule's evolutionary search replays the task's best records as its starting
+    population (it stops the tune on one it cannot replay): a round of the residual task
+    after its sibling trial runs to its end, and MetaSchedule's Relax build applies the
+    records to both tasks."""
+    import tvm
+    from tvm import relax
+
+    from hotdb.capture.models import load_model
+    from hotdb.capture.profile import fuse
+
+    ms, target, (_, residual) = block["ms"], block["target"], block["contexts"]
+    database = ms.database.JSONDatabase(work_dir=str(block["work"]))
+    assert database.get_top_k(database.commit_workload(residual.mod), 1)  # the sibling trial's record
+    ms.tune_tasks(tasks=[residual], task_weights=[1.0], work_dir=str(block["work"]), max_trials_global=2,
+                  num_trials_per_iter=2, database=database, builder=ms.builder.LocalBuilder(max_workers=1),
+                  runner=ms.runner.LocalRunner())
+    mine = [r for r in database.get_all_tuning_records() if r.workload.same_as(database.commit_workload(residual.mod))]
+    assert len(mine) == 3
+    with target, database, tvm.transform.PassContext(opt_level=3):
+        applied = relax.transform.MetaScheduleApplyDatabase()(fuse(load_model(MODEL).mod, target))
+    scheduled = [gv.name_hint for gv, f in applied.functions.items() if _scheduled(f)]
+    assert set(scheduled) >= {PLAIN, RESIDUAL}
+
+
+def plain_only(block, path):
+    """A work database holding the plain task's records only: the residual one has a
+    sibling trial to make."""
+    ms, target, (plain, _) = block["ms"], block["target"], block["contexts"]
+    database = ms.database.JSONDatabase(work_dir=str(block["work"]))
+    fresh = ms.database.JSONDatabase(work_dir=str(path))
+    for record in database.get_all_tuning_records():
+        if record.workload.same_as(database.commit_workload(plain.mod)):
+            fresh.commit_tuning_record(ms.database.TuningRecord(
+                record.trace, fresh.commit_workload(plain.mod), record.run_secs, target, record.args_info))
+    return fresh
+
+
+def test_a_failed_sibling_trial_is_a_failed_record(block, tmp_path):
+    """A trial whose build fails leaves MetaSchedule's failure mark, as its own callbacks
+    do, and no sample in the cost model."""
+    from hotdb.capture.tune.builder import kept_builder
+
+    ms, target, (plain, residual) = block["ms"], block["target"], block["contexts"]
+    database = plain_only(block, tmp_path)
+    trials = sibling_trials(database, [plain, residual], target, block["names"])
+    assert [t.task_id for t in trials] == [1]
+    builder = kept_builder(1, 60.0, "llvm", cc=str(tmp_path / "no-such-compiler"))
+    try:
+        cost_model = ms.cost_model.XGBModel(num_tuning_cores=1)
+        times = measure(trials, [plain, residual], builder, ms.runner.LocalRunner(), database, cost_model, target)
+    finally:
+        builder.close()
+    assert times == [None] and cost_model.data_size == 0
+    mine = [r for r in database.get_all_tuning_records() if r.workload.same_as(database.commit_workload(residual.mod))]
+    assert len(mine) == 1 and [float(s) for s in mine[0].run_secs] == [FAILED_RUN_S]
+
+
+def test_no_sibling_trials_under_a_deadline_nor_past_a_tasks_limit(block, tmp_path):
+    """Measured before the round's first batch, they are left out where a deadline holds
+    the round, and for a task at its trial limit."""
+    target, contexts, extracted = block["target"], block["contexts"], block["extracted"]
+    database = plain_only(block, tmp_path)
+
+    def policy(trials: int) -> Policy:
+        return Policy([TaskState(PLAIN, 1.0, 1), TaskState(RESIDUAL, 1.0, 1, trials=trials)], per_task_max=8, budget=8)
+
+    job = {"trials": 8, "seconds": None}
+    assert [t.task_id for t in _sibling_trials(job, database, contexts, target, extracted, policy(0))] == [1]
+    assert _sibling_trials(job, database, contexts, target, extracted, policy(8)) == []
+    assert _sibling_trials({**job, "seconds": 60.0}, database, contexts, target, extracted, policy(0)) == []
+
+
+def test_hotdb_tune_says_a_sibling_trial_and_counts_it(tmp_path):
+    """Two rounds of `hotdb tune` on the block: the first tunes both tasks; the second
+    starts with the slower one measuring its sibling's best, said as it lands and counted
+    in the round's trials and the tune's records."""
+    import json
+    import os
+    import re
+    import subprocess
+    import sys
+
+    work = tmp_path / "work"
+    proc = subprocess.run([sys.executable, "-m", "hotdb", "--db", str(tmp_path / "hotdb.duckdb"), "tune", MODEL,
+                           "--coverage", "100", "--trials", "12", "--rounds", "2", "--work-dir", str(work), "-f", "json",
+                           "--build-timeout", "900", "--run-timeout", "300"],
+                          capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    first, second = re.split(r"^round 1: .*$", proc.stderr, flags=re.M)
+    assert "sibling trial" not in first  # nothing measured before it
+    said = re.findall(r"^sibling trial  (\S+): the best schedule of (\S+), which has the same main block "
+                      r"\(([\d.]+) ms a call there\): ([\d.]+) ms a call$", second, re.M)
+    assert len(said) == 1 and {said[0][0], said[0][1]} == {PLAIN, RESIDUAL}
+    rounds = re.findall(r"^round (\d): 2 tasks tried, (\d+) of (\d+) trials measured", proc.stderr, re.M)
+    records = (work / "database_tuning_record.json").read_text().splitlines()
+    assert sum(int(total) for _, _, total in rounds) == len(records)
+    assert json.loads(proc.stdout)  # the comparison of the tune's last run with its baseline
