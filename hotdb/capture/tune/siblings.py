@@ -48,19 +48,19 @@ def sibling_trials(database, contexts, target, names: dict) -> list[SiblingTrial
     exact = ms.database.MemoryDatabase()
     named = [(exact.commit_workload(mod), name) for name, mod in names.items()]
     workloads, best, traced = _best_records(database)
+    groups = [anchors.commit_workload(w.mod) for w in workloads]
     trials = []
     for task_id, ctx in enumerate(contexts):
-        own = database.commit_workload(ctx.mod)
-        own_s = best.get(_find(workloads, own), (float("inf"), None))[0]
+        own = _find(workloads, database.commit_workload(ctx.mod))
+        own_s = best[own][0] if own in best else float("inf")
         group = anchors.commit_workload(ctx.mod)
         faster = [(secs, record) for k, (secs, record) in best.items()
-                  if not workloads[k].same_as(own) and secs < own_s
-                  and anchors.commit_workload(workloads[k].mod).same_as(group)]
+                  if k != own and secs < own_s and groups[k].same_as(group)]
         if not faster:
             continue
         secs, record = min(faster, key=lambda pair: pair[0])
         schedule = _applied(ctx, record.trace, target)
-        if schedule is None or _key(schedule.trace) in traced.get(_find(workloads, own), set()):
+        if schedule is None or _key(schedule.trace) in traced.get(own, set()):
             continue
         sibling = exact.commit_workload(record.workload.mod)
         name = next((n for w, n in named if w.same_as(sibling)), "a task outside the model")
