@@ -19,6 +19,24 @@ MODEL = f"{ROOT}/tests/data/models/residual_block.py:residual_block"
 PLAIN, RESIDUAL = "fused_conv2d_add_relu", "fused_conv2d_add_add1_relu"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def metaschedule_logger():
+    """MetaSchedule's logger as it was before this module's tunes. A tune configures it
+    not to propagate, and afterwards it held pytest's capture handlers, which have no
+    name: the next tune in this process lists its handlers by name and failed on None
+    (the docs' example in tests/tune/test_tune.py). The tuner process drops them between
+    jobs (capture/tune/process.py)."""
+    import logging
+
+    logger = logging.getLogger("tvm.s_tir.meta_schedule")
+    before = list(logger.handlers), logger.propagate, logger.level
+    yield
+    for handler in [h for h in logger.handlers if h not in before[0]]:
+        logger.removeHandler(handler)
+        handler.close()
+    logger.propagate, logger.level = before[1], before[2]
+
+
 @pytest.fixture(scope="module")
 def block(tmp_path_factory):
     """The block's tasks, and a work database where the plain convolution was tuned for
