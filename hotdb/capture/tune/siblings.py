@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hotdb.capture.tune.scheduler import FAILED_S
+from hotdb.capture.tune.scheduler import FAILED_S, _run_secs
 
 FAILED_RUN_S = 1e10  # the time MetaSchedule's AddToDatabase gives a failed trial
 
@@ -49,7 +49,7 @@ def sibling_trials(database, contexts, target, names: dict) -> list[SiblingTrial
     anchors = ms.database.MemoryDatabase(module_equality="anchor-block")  # MetaSchedule's rule
     exact = ms.database.MemoryDatabase()
     named = [(exact.commit_workload(mod), name) for name, mod in names.items()]
-    workloads, best, traced = _best_records(database)
+    workloads, best, traces = _best_records(database)
     groups = [anchors.commit_workload(w.mod) for w in workloads]
     trials = []
     for task_id, ctx in enumerate(contexts):
@@ -62,7 +62,7 @@ def sibling_trials(database, contexts, target, names: dict) -> list[SiblingTrial
             continue
         secs, record = min(faster, key=lambda pair: pair[0])
         schedule = _applied(ctx, record.trace, target)
-        if schedule is None or _key(schedule.trace) in traced.get(own, set()):
+        if schedule is None or _key(schedule.trace) in {_key(t) for t in traces.get(own, [])}:
             continue
         sibling = exact.commit_workload(record.workload.mod)
         name = next((n for w, n in named if w.same_as(sibling)), "a task outside the model")
@@ -72,20 +72,21 @@ def sibling_trials(database, contexts, target, names: dict) -> list[SiblingTrial
 
 def _best_records(database):
     """The database's workloads (in the order met), the best valid record of each (its
-    mean time a call in seconds, the record) and the traces each holds."""
-    workloads, best, traced = [], {}, {}
+    mean time a call in seconds, the record) and the traces each holds (printed only for
+    a task with a trial to make: a round's database holds all its earlier trials)."""
+    workloads, best, traces = [], {}, {}
     for record in database.get_all_tuning_records():
         k = _find(workloads, record.workload)
         if k is None:
             workloads.append(record.workload)
             k = len(workloads) - 1
-        traced.setdefault(k, set()).add(_key(record.trace))
+        traces.setdefault(k, []).append(record.trace)
         secs = [float(getattr(s, "value", s)) for s in record.run_secs or []]
         if secs and all(s < FAILED_S for s in secs):
             mean = sum(secs) / len(secs)
             if k not in best or mean < best[k][0]:
                 best[k] = (mean, record)
-    return workloads, best, traced
+    return workloads, best, traces
 
 
 def _find(workloads: list, workload) -> int | None:
@@ -135,8 +136,7 @@ def measure(trials: list[SiblingTrial], contexts, builder, runner, database, cos
         result = next(ran).result() if build.error_msg is None else None
         if build.error_msg is None:
             ms.utils.remove_build_dir(build.artifact_path)
-        secs = ([float(getattr(s, "value", s)) for s in result.run_secs]
-                if result is not None and result.error_msg is None and result.run_secs else None)
+        secs = _run_secs(result) if result is not None else None
         ctx = contexts[trial.task_id]
         database.commit_tuning_record(ms.database.TuningRecord(
             trial.schedule.trace, database.commit_workload(ctx.mod), result.run_secs if secs else [FAILED_RUN_S],
