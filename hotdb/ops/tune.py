@@ -179,6 +179,7 @@ class _Job:
     tuner: object = None  # the tuner process, kept for the rounds (capture/tune/driver.py: Tuner)
     untuned: dict = field(default_factory=dict)  # task -> (structural hash, us a call in the baseline)
     batches: dict = field(default_factory=dict)  # task -> batches joined over the rounds (the scheduler's history)
+    stale: dict = field(default_factory=dict)  # task -> its last batches in a row that found nothing (the same)
     rpc: object = None  # the tracker's devices every measurement is made on (capture/remote.py: Rpc)
     cc: str | None = None  # the cross compiler, as given (--cc)
     cc_path: str | None = None  # the one found, for the tuner's builder (None: this machine's own)
@@ -334,6 +335,7 @@ def _next_round(job: _Job) -> str | None:
     chosen += untried(job.database, job.current[0], job.share_of, chosen, job.batches)[:max(0, size // TASK_TRIALS_MIN - len(chosen))]
     tune_plan = plan(chosen, size, job.per_task_max)
     tune_plan.batches_before = [job.batches.get(name, 0) for name in tune_plan.task_names]
+    tune_plan.stale_before = [job.stale.get(name, 0) for name in tune_plan.task_names]
     tune_plan.build_timeout_s, tune_plan.run_timeout_s = job.limits
     tune_plan.model, tune_plan.target = job.model, job.target_text
     tune_plan.warm = warm_records(job.database, chosen, job.target_json)
@@ -372,6 +374,7 @@ def _run_round(job: _Job, tune_plan):
                           inform=job.inform, deadline=deadline)
     job.remaining -= outcome.trials
     job.batches.update(outcome.batches)
+    job.stale.update(outcome.stale)
     for kind, n in outcome.failures.items():
         job.failures[kind] = job.failures.get(kind, 0) + n
     if outcome.valid == 0 and (not job.rounds or outcome.cause):

@@ -43,6 +43,7 @@ class TunePlan:
     per_task_max: int
     untuned_us: list[float] = field(default_factory=list)  # each task's measured time per inference
     batches_before: list[int] = field(default_factory=list)  # each task's batches in the tune's earlier rounds
+    stale_before: list[int] = field(default_factory=list)  # each task's batches in a row that found nothing (scheduler.py)
     build_timeout_s: float = 120.0  # hotdb/ops/tune.py says why
     run_timeout_s: float = 60.0
     # trials a batch: a stop loses the batch in flight, and a batch of 2 MLP trials took
@@ -87,6 +88,7 @@ class TuneOutcome:
     devices: dict | None = None  # over RPC: trials measured and failed per server, the servers lost (runner.py)
     seconds: dict = field(default_factory=dict)  # MetaSchedule's profile of the job: part -> seconds
     batches: dict = field(default_factory=dict)  # task joined this tune -> its batches over the rounds (the scheduler's count)
+    stale: dict = field(default_factory=dict)  # task joined this tune -> its batches in a row that found nothing
     batch: int = 0  # trials a batch: the scheduler stops a round with fewer left (scheduler.py: Policy.pick)
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")
@@ -253,7 +255,7 @@ def tune(tune_plan: TunePlan, work_dir: Path, *, tuner: Tuner | None = None, pro
                        stopped=run.stopped, cause=run.cause, warm_records=run.warm_records,
                        longest_batch_s=run.longest_batch_s, batches_s=run.batches_s,
                        devices=run.devices.close() if run.devices else None, seconds=run.seconds,
-                       batches=run.batches, batch=run.batch)
+                       batches=run.batches, stale=run.stale, batch=run.batch)
 
 
 def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
@@ -261,9 +263,10 @@ def _job(tune_plan: TunePlan, work_dir: Path, deadline: float | None) -> dict:
     n = len(tune_plan.task_names)
     untuned = tune_plan.untuned_us or [0.0] * n
     before = tune_plan.batches_before or [0] * n
+    stale = tune_plan.stale_before or [0] * n
     return {"model": tune_plan.model, "target": tune_plan.target, "work_dir": str(work_dir.resolve()),
-            "tasks": [{"name": name, "share_pct": share, "untuned_us": us, "batches": b}
-                      for name, share, us, b in zip(tune_plan.task_names, tune_plan.shares_pct, untuned, before)],
+            "tasks": [{"name": name, "share_pct": share, "untuned_us": us, "batches": b, "stale": k}
+                      for name, share, us, b, k in zip(tune_plan.task_names, tune_plan.shares_pct, untuned, before, stale)],
             "trials": tune_plan.trials, "per_task_max": tune_plan.per_task_max,
             "batch": trials_per_round(tune_plan.trials, n, tune_plan.per_task_max, tune_plan.batch_max),
             "build_timeout_s": tune_plan.build_timeout_s, "run_timeout_s": tune_plan.run_timeout_s,
@@ -297,6 +300,7 @@ class _TunerRun:
         self.devices = None  # over RPC: capture/tune/runner.py's DeviceWatch
         self.seconds: dict = {}
         self.batches: dict[str, int] = {}
+        self.stale: dict[str, int] = {}
 
     def _limit_s(self, batch: int) -> float:
         """The longest a batch of `batch` trials may take (HOTDB_TUNE_STALL, else from the trial limits)."""
@@ -358,6 +362,7 @@ class _TunerRun:
             self._say_start(event)
         elif kind == "joined":
             self.batches[event["name"]] = event["batches"]
+            self.stale[event["name"]] = event.get("stale", 0)
             if event.get("batch_s") is not None:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
                 self.batches_s += event["batch_s"]

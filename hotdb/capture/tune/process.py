@@ -6,7 +6,7 @@ happens as JSON lines on its standard output, one event a line:
 
     {"event": "start", "tasks": [{"name", "warm_records", "warm_best_us"}...], "cost_model": "loaded"|"new"}
     {"event": "pick", "task": i, "name": ...}
-    {"event": "joined", "task": i, "name", "trials", "valid", "batches" (over the rounds), "best_us", "current_us", "total_trials"}
+    {"event": "joined", "task": i, "name", "trials", "valid", "batches", "stale" (over the rounds), "best_us", "current_us", "total_trials"}
     {"event": "sibling", "task": i, "name", "sibling", "sibling_us", "us", "seconds"}   (a sibling trial: capture/tune/siblings.py)
     {"event": "worker_died", "returncode": code}      (a builder's or runner's worker process)
     {"event": "end", "stopped": why, "seconds": {part: s}}   (MetaSchedule's profiler; then the next job)
@@ -132,7 +132,8 @@ def run(job: dict, work: Path, received: float) -> str:
     contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
         tasks, str(work), strategy=strategy, num_threads="physical")
     database = ms.database.JSONDatabase(work_dir=str(work))
-    policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight), batches=int(t["batches"]))
+    policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight), batches=int(t["batches"]),
+                              stale=int(t.get("stale", 0)))
                      for t, e in zip(job["tasks"], tasks)], per_task_max=job["per_task_max"],
                     budget=job["trials"], batch=batch, deadline=received + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
@@ -146,7 +147,8 @@ def run(job: dict, work: Path, received: float) -> str:
 
     def joined(task_id: int, state) -> None:
         emit("joined", task=task_id, name=state.name, trials=state.trials, valid=state.valid, batches=state.batches,
-             best_us=state.best_s * 1e6 if state.best_s is not None else None, current_us=state.current_us,
+             stale=state.stale, best_us=state.best_s * 1e6 if state.best_s is not None else None,
+             current_us=state.current_us,
              total_trials=sum(t.trials for t in policy.tasks), batch_s=policy.batch_s[-1] if policy.batch_s else None)
 
     with ms.Profiler() as profiler:  # where the time goes: bench/tune_fleet.py reads it
