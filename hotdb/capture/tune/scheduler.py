@@ -26,13 +26,12 @@ This scheduler:
   row, over the rounds, whose batches took less than STALE_GAIN of the task's time away,
   from the second STALE_TRIALS (one batch that found nothing is a stall, not
   convergence). Counted in trials, not batches: the cold round's batches of 2-3 random
-  samples each find nothing often, and halving for each of those scattered its trials
-  by chance. By size alone, ResNet-18's
-  stage-4 residual convolution (two calls, the largest task) took 200-228 of a tune's
-  1,216 trials in both repeats of bench/README.md's run at 64 trials a task, at 7.0-7.4
-  ms a call from the second round to the last, while the stride-2 convolutions waited at
-  twice the time they reached later. A batch that finds a faster schedule gives the task
-  its floor back;
+  samples each find nothing often, and halving for each of those scattered its trials by
+  chance. By size alone, ResNet-18's stage-4 residual convolution (two calls, the largest
+  task) took 175-228 of a tune's 1,216 trials in both repeats of bench/README.md's run at
+  64 trials a task, at 7.0-7.4 ms a call from the second round to the last, while the
+  stride-2 convolutions waited at twice the time they reached later. A batch that finds a
+  faster schedule gives the task its floor back;
 * **stops when the trials are spent**, after joining the last batch (MetaSchedule is
   given one trial more than the budget, so that it asks once more instead of joining the
   last batch itself, unseen), or when fewer than a batch are left: a batch cannot be cut
