@@ -179,7 +179,7 @@ class _Job:
     tuner: object = None  # the tuner process, kept for the rounds (capture/tune/driver.py: Tuner)
     untuned: dict = field(default_factory=dict)  # task -> (structural hash, us a call in the baseline)
     batches: dict = field(default_factory=dict)  # task -> batches joined over the rounds (the scheduler's history)
-    stale: dict = field(default_factory=dict)  # task -> its last trials in a row that found nothing (the same)
+    stale: dict = field(default_factory=dict)  # task -> its last batches in a row that found nothing (the same)
     rpc: object = None  # the tracker's devices every measurement is made on (capture/remote.py: Rpc)
     cc: str | None = None  # the cross compiler, as given (--cc)
     cc_path: str | None = None  # the one found, for the tuner's builder (None: this machine's own)

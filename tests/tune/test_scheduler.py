@@ -132,64 +132,52 @@ def test_picks_are_alive_tasks_and_never_pass_the_budget(times, results, budget,
 
 
 def test_a_converging_task_yields_to_a_smaller_one_still_improving():
-    """Trials in a row whose batches take less than STALE_GAIN away halve what a task
-    expects, once per STALE_TRIALS from the second: ResNet-18's largest task, stuck at
-    its time for rounds, took a sixth of a tune's trials by its size alone."""
+    """Batches in a row that take less than STALE_GAIN away halve what a task expects,
+    from the second: ResNet-18's largest task, stuck at its time for rounds, took a sixth
+    of a tune's trials by its size alone."""
     big, small = TaskState("big", 14_000.0, 2, batches=6), TaskState("small", 8_000.0, 1, batches=6)
-    p = Policy([big, small], per_task_max=1000, budget=1000, batch=8, clock=Clock())
+    p = Policy([big, small], per_task_max=1000, budget=1000, clock=Clock())
     assert p.pick() == 0  # by size: 14,000 x 1/14 beats 8,000 x 1/14
-    p.joined(0, [[6.99e-3]] * 8)  # 13,980 us: 0.1 % gained, a stall
-    assert big.stale == 8 and p.pick() == 0  # one stall is not convergence: 1/16 of 13,980 still beats 1/14 of 8,000
-    p.joined(0, [[6.95e-3]] * 8)  # 0.6 %: 16 trials in a row that found nothing
-    assert big.stale == 16
+    p.joined(0, [[6.99e-3]])  # 13,980 us: 0.1 % gained, a stall
+    assert big.stale == 1 and p.pick() == 0  # one stall is not convergence: 1/16 of 13,980 still beats 1/14 of 8,000
+    p.joined(0, [[6.95e-3]])  # 0.6 %: a second batch in a row that found nothing
+    assert big.stale == 2
     assert big.expected_gain_us == 13_900.0 * 0.5 / 9 / 2 < small.expected_gain_us
     assert p.pick() == 1
-    p.joined(1, [[7.0e-3]] * 8)  # the small one improves 12.5 %: it keeps its floor
+    p.joined(1, [[7.0e-3]])  # the small one improves 12.5 %: it keeps its floor
     assert small.stale == 0
-    p.joined(0, [[6.0e-3]] * 8)  # a faster schedule found at last: the floor comes back
+    p.joined(0, [[6.0e-3]])  # a faster schedule found at last: the floor comes back
     assert big.stale == 0 and big.expected_gain_us == 12_000.0 * max(big.last_gain, 0.5 / 10)
 
 
-def test_small_batches_that_find_nothing_halve_no_sooner_than_a_ranked_batch():
-    """The cold round's batches of 3 random samples often find nothing: a task halves
-    after 16 such trials, as after two batches of 8, not after two batches of 3."""
-    p = policy([1000.0])
-    p.joined(0, [[500e-6]] * 3)
-    for _ in range(5):
-        p.joined(0, [[600e-6]] * 3)  # 15 trials that found nothing
-    assert p.tasks[0].stale == 15 and p.tasks[0].expected_gain_us == 500.0 * 0.5 / 7
-    p.joined(0, [[600e-6]] * 3)
-    assert p.tasks[0].stale == 18 and p.tasks[0].expected_gain_us == 500.0 * 0.5 / 8 / 2
-
-
-@given(st.lists(st.tuples(st.floats(0.5, 1.2), st.integers(1, 8)), min_size=1, max_size=12))
-def test_stale_counts_the_trials_in_a_row_that_found_nothing(batches):
-    """Whatever the batches measure, `stale` is the number of trials in the last run of
-    batches that took less than STALE_GAIN of the task's time away."""
+@given(st.lists(st.floats(0.5, 1.2), min_size=1, max_size=12))
+def test_stale_counts_the_batches_in_a_row_that_found_nothing(ratios):
+    """Whatever the batches measure, `stale` is the length of the last run of batches
+    that took less than STALE_GAIN of the task's time away."""
     p = policy([1000.0])
     best = 1000.0
     expected = 0
-    for ratio, size in batches:
-        before = best
+    for ratio in ratios:
+        before = min(best, 1000.0)
         best = min(best, before * ratio)
-        p.joined(0, [[before * ratio * 1e-6]] * size)
-        expected = 0 if (before - best) / before >= STALE_GAIN else expected + size
+        p.joined(0, [[before * ratio * 1e-6]])
+        expected = 0 if (before - best) / before >= STALE_GAIN else expected + 1
         assert p.tasks[0].stale == expected
 
 
 def test_a_task_s_history_passes_from_round_to_round(tmp_path):
-    """The tuner process of a round reports each task's batches and stale trials as it
+    """The tuner process of a round reports each task's batches and stale batches as it
     joins them; the next round's job starts each task's TaskState from them
     (hotdb/ops/tune.py keeps them between rounds)."""
     from hotdb.capture.tune import driver
 
     plan = driver.TunePlan(["conv", "dense"], [70.0, 30.0], 32, 32, untuned_us=[900.0, 300.0])
     run = driver._TunerRun(None, plan, 8, driver._FailureWatch(tmp_path, None), None)
-    for batches, stale in ((1, 0), (2, 8), (3, 16)):
+    for batches, stale in ((1, 0), (2, 1), (3, 2)):
         run._event({"event": "joined", "task": 0, "name": "conv", "trials": 8 * batches, "valid": 8 * batches,
                     "batches": batches, "stale": stale, "best_us": 100.0, "current_us": 100.0, "total_trials": 8})
-    assert (run.batches, run.stale) == ({"conv": 3}, {"conv": 16})
+    assert (run.batches, run.stale) == ({"conv": 3}, {"conv": 2})
     plan.batches_before = [run.batches.get(n, 0) for n in plan.task_names]
     plan.stale_before = [run.stale.get(n, 0) for n in plan.task_names]
     tasks = driver._job(plan, tmp_path, None)["tasks"]
-    assert [(t["name"], t["batches"], t["stale"]) for t in tasks] == [("conv", 3, 16), ("dense", 0, 0)]
+    assert [(t["name"], t["batches"], t["stale"]) for t in tasks] == [("conv", 3, 2), ("dense", 0, 0)]

@@ -43,7 +43,7 @@ class TunePlan:
     per_task_max: int
     untuned_us: list[float] = field(default_factory=list)  # each task's measured time per inference
     batches_before: list[int] = field(default_factory=list)  # each task's batches in the tune's earlier rounds
-    stale_before: list[int] = field(default_factory=list)  # each task's trials in a row that found nothing (scheduler.py)
+    stale_before: list[int] = field(default_factory=list)  # each task's batches in a row that found nothing (scheduler.py)
     build_timeout_s: float = 120.0  # hotdb/ops/tune.py says why
     run_timeout_s: float = 60.0
     # trials a batch: a stop loses the batch in flight, and a batch of 2 MLP trials took
@@ -88,7 +88,7 @@ class TuneOutcome:
     devices: dict | None = None  # over RPC: trials measured and failed per server, the servers lost (runner.py)
     seconds: dict = field(default_factory=dict)  # MetaSchedule's profile of the job: part -> seconds
     batches: dict = field(default_factory=dict)  # task joined this tune -> its batches over the rounds (the scheduler's count)
-    stale: dict = field(default_factory=dict)  # task joined this tune -> its trials in a row that found nothing
+    stale: dict = field(default_factory=dict)  # task joined this tune -> its batches in a row that found nothing
     batch: int = 0  # trials a batch: the scheduler stops a round with fewer left (scheduler.py: Policy.pick)
 _TRIAL_ERROR = re.compile(r"\[Task #\d+: (?P<task>[^\]]+)\] Trial #(?P<trial>\d+): Error in (?P<stage>building|running):")
 _LOG_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \[")

@@ -22,16 +22,15 @@ This scheduler:
   rounds of a tune (TaskState.batches starts from the earlier rounds'), so a task tuned for
   rounds no longer expects half its time from its next batch, and an untried one outside
   the cut (hotdb/ops/tune.py: untried) is reached once its half beats that;
-* **tries a converging task less**: that floor halves with every STALE_TRIALS trials in a
-  row, over the rounds, whose batches took less than STALE_GAIN of the task's time away,
-  from the second STALE_TRIALS (one batch that found nothing is a stall, not
-  convergence). Counted in trials, not batches: the cold round's batches of 2-3 random
-  samples each find nothing often, and halving for each of those scattered its trials by
-  chance. By size alone, ResNet-18's stage-4 residual convolution (two calls, the largest
-  task) took 175-228 of a tune's 1,216 trials in both repeats of bench/README.md's run at
-  64 trials a task, at 7.0-7.4 ms a call from the second round to the last, while the
-  stride-2 convolutions waited at twice the time they reached later. A batch that finds a
-  faster schedule gives the task its floor back;
+* **tries a converging task less**: that floor halves with each batch in a row, over the
+  rounds, that took less than STALE_GAIN of the task's time away, from the second (one
+  batch that found nothing is a stall, not convergence). By size alone, ResNet-18's
+  stage-4 residual convolution (two calls, the largest task) took 175-228 of a tune's
+  1,216 trials in both repeats of bench/README.md's run at 64 trials a task, at 7.0-7.4
+  ms a call from the second round to the last, while the stride-2 convolutions waited at
+  twice the time they reached later. A batch that finds a faster schedule gives the task
+  its floor back. Counted in batches: counting trials instead (halving once per 8)
+  changes only the cold round's batches of 2-3, and measured no better (bench/README.md);
 * **stops when the trials are spent**, after joining the last batch (MetaSchedule is
   given one trial more than the budget, so that it asks once more instead of joining the
   last batch itself, unseen), or when fewer than a batch are left: a batch cannot be cut
@@ -62,7 +61,6 @@ FIRST_GAIN = 0.5  # share of an untried task's time its first batch is expected 
 # a batch that takes less than this share of a task's time away found nothing: more than
 # the 1-2 % by which the best of a batch's noisy measurements drifts down by itself
 STALE_GAIN = 0.02
-STALE_TRIALS = 8  # trials that found nothing for each halving: a ranked batch (process.py: RANKED_BATCH_MIN)
 
 
 @dataclass
@@ -77,7 +75,7 @@ class TaskState:
     best_s: float | None = None  # fastest trial, per call (seconds)
     batches: int = 0
     last_gain: float | None = None  # share of its time the last batch took away
-    stale: int = 0  # trials in a row (over the rounds) whose batches took less than STALE_GAIN away
+    stale: int = 0  # batches in a row (over the rounds) that took less than STALE_GAIN away
     done: bool = False  # MetaSchedule terminated it, or it reached its trial limit
 
     @property
@@ -91,7 +89,7 @@ class TaskState:
     def expected_gain_us(self) -> float:
         if self.batches == 0:
             return self.current_us * FIRST_GAIN
-        floor = FIRST_GAIN / (self.batches + 1) / 2 ** max(0, self.stale // STALE_TRIALS - 1)
+        floor = FIRST_GAIN / (self.batches + 1) / 2 ** max(0, self.stale - 1)
         return self.current_us * max(self.last_gain or 0.0, floor)
 
 
@@ -150,7 +148,7 @@ class Policy:
                 mean = sum(secs) / len(secs)
                 task.best_s = mean if task.best_s is None else min(task.best_s, mean)
         task.last_gain = (before - task.current_us) / before if before > 0 else 0.0
-        task.stale = 0 if task.last_gain >= STALE_GAIN else task.stale + len(run_secs)
+        task.stale = 0 if task.last_gain >= STALE_GAIN else task.stale + 1
         return task
 
     def seed(self, task_id: int, best_s: float) -> None:
