@@ -362,7 +362,7 @@ class _TunerRun:
             self._say_start(event)
         elif kind == "joined":
             self.batches[event["name"]] = event["batches"]
-            self.stale[event["name"]] = event.get("stale", 0)
+            self.stale[event["name"]] = event["stale"]
             if event.get("batch_s") is not None:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
                 self.batches_s += event["batch_s"]

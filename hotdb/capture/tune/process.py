@@ -133,7 +133,7 @@ def run(job: dict, work: Path, received: float) -> str:
         tasks, str(work), strategy=strategy, num_threads="physical")
     database = ms.database.JSONDatabase(work_dir=str(work))
     policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight), batches=int(t["batches"]),
-                              stale=int(t.get("stale", 0)))
+                              stale=int(t["stale"]))
                      for t, e in zip(job["tasks"], tasks)], per_task_max=job["per_task_max"],
                     budget=job["trials"], batch=batch, deadline=received + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
