@@ -373,18 +373,11 @@ def _search(cost_model, batch: int, ms):
 
 
 def _batch(job: dict, cost_model) -> int:
-    """Trials a batch: the driver's (a few a task: records land batch by batch); while the
-    cost model predicts at random, as few as the driver's rule gives the trials until it
-    ranks (a round of 304 over ResNet-18's 19 tasks gave batches of 8, so that its first
-    minute reached 7 tasks, not 12: bench/README.md); once it ranks at least
-    RANKED_BATCH_MIN, within the job's trials and limit per task, but not under a deadline:
-    there a stop loses the batch in flight (driver.TunePlan.batch_max)."""
-    from hotdb.capture.tune.driver import trials_per_round
-
-    if not _ranks(cost_model):
-        short = cost_model.num_warmup_samples - cost_model.data_size
-        return min(job["batch"], trials_per_round(short, len(job["tasks"]), job["per_task_max"]))
-    if job.get("seconds") is None:
+    """Trials a batch: the driver's (a few a task: records land batch by batch), and once
+    the cost model ranks at least RANKED_BATCH_MIN, within the job's trials and limit per
+    task. Not under a deadline: there a stop loses the batch in flight
+    (driver.TunePlan.batch_max)."""
+    if _ranks(cost_model) and job.get("seconds") is None:
         return max(job["batch"], min(RANKED_BATCH_MIN, job["per_task_max"], job["trials"]))
     return job["batch"]
 
