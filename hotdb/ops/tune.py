@@ -438,26 +438,35 @@ def _end_to_end(database: Database, run_id: int) -> float | None:
 PROFILE_SHARE = 0.10
 FIRST_ROUND_SHARE = 0.25  # of the trial budget: at least four measured course corrections
 TASK_TRIALS_MIN = 2  # trials a round gives each of its tasks at least (a batch)
+# A first round without a saved cost model ends once a new one ranks: XGBModel scores at
+# random for its first 100 trials (num_warmup_samples), and a round keeps the small search
+# it started with (capture/tune/process.py: _search). At 64 trials a task on ResNet-18 a
+# cold first round of a quarter of the budget (304 trials, 172-313 s) decided the curve
+# up to a fifth of MetaSchedule's wall time (bench/README.md, "At the budget people use");
+# 128 leaves the round's last batch room to fall short of its trials.
+COLD_FIRST_ROUND = 128
 
 
-def round_trials(remaining: int, tasks: int, *, trial_s: float | None, profile_s: float | None, budget: int) -> int:
+def round_trials(remaining: int, tasks: int, *, trial_s: float | None, profile_s: float | None, budget: int,
+                 cold: bool = False) -> int:
     """Trials for the next round: the fewest that keep re-profiling under PROFILE_SHARE
     of the round (from the seconds measured so far; for the first round a quarter of the
-    budget), at least two for each task the cut selects, at most what the budget has left.
-    A first round that starts a new cost model is not cut where the model starts to rank:
-    the tuner switches to the ranked search within the round (capture/tune/process.py:
-    _searches)."""
+    budget, COLD_FIRST_ROUND at most when it starts a new cost model), at least two for
+    each task the cut selects, at most what the budget has left."""
     if trial_s and profile_s:
         wanted = math.ceil(profile_s * (1 - PROFILE_SHARE) / PROFILE_SHARE / trial_s)
     else:
-        wanted = math.ceil(budget * FIRST_ROUND_SHARE)
+        wanted = min(math.ceil(budget * FIRST_ROUND_SHARE), COLD_FIRST_ROUND if cold else budget)
     return min(remaining, max(TASK_TRIALS_MIN * tasks, wanted))
 
 
 def _round_size(job: _Job, tasks: int) -> int:
     """round_trials, at least a fair part of what is left for the rounds left (all of it
     for the last), and with a deadline no more than fit before it."""
-    size = round_trials(job.remaining, tasks, trial_s=job.trial_s, profile_s=job.profile_s, budget=job.trials)
+    from hotdb.capture.tune.driver import cost_model_path
+
+    size = round_trials(job.remaining, tasks, trial_s=job.trial_s, profile_s=job.profile_s, budget=job.trials,
+                        cold=not job.rounds and not Path(cost_model_path(job.target_json)).is_file())
     if job.max_rounds is not None:
         size = max(size, math.ceil(job.remaining / max(1, job.max_rounds - len(job.rounds))))
     if job.deadline is not None and job.trial_s:

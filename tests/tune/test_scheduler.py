@@ -181,26 +181,3 @@ def test_a_task_s_history_passes_from_round_to_round(tmp_path):
     plan.stale_before = [run.stale.get(n, 0) for n in plan.task_names]
     tasks = driver._job(plan, tmp_path, None)["tasks"]
     assert [(t["name"], t["batches"], t["stale"]) for t in tasks] == [("conv", 3, 2), ("dense", 0, 0)]
-
-
-def test_a_second_tune_of_the_job_keeps_the_budget_and_each_tasks_limit():
-    """The job goes on in a second MetaSchedule tune (process.py: _searches) with larger
-    batches: MetaSchedule counts a task's limit from that tune's start and would measure a
-    whole batch, so a task with fewer trials left under its limit than a batch is no longer
-    picked, and the job's trials are never passed."""
-    p = policy([1000.0, 500.0], budget=6, per_task_max=6)
-    p.batch = 2
-
-    def tune() -> list[int]:
-        picked = []
-        while (i := p.pick()) >= 0:
-            picked.append(i)
-            p.joined(i, [[p.tasks[i].current_us * 0.9e-6]] * p.next_batch(i))  # 10 % faster each batch
-        return picked
-
-    assert tune() == [0, 1, 0] and p.stopped == "trials spent"
-    p.new_tune(budget=20, batch=4)
-    assert p.stopped is None and [t.tune_from for t in p.tasks] == [4, 2]
-    assert p.next_batch(0) == 4  # as MetaSchedule would measure it: 2 past the task's limit
-    assert tune() == [1]  # the task with 2 trials left under its limit waits; the other takes its whole batch
-    assert [t.trials for t in p.tasks] == [4, 6] and p.spent <= 20

@@ -356,7 +356,8 @@ class _TunerRun:
         if kind == "start":
             self.started = True
             if event.get("batch"):  # the tuner's, which a ranking cost model makes larger (process.py: _batch)
-                self._set_batch(int(event["batch"]))
+                self.batch = int(event["batch"])
+                self.batch_limit_s = self._limit_s(self.batch)
             self.warm_records = sum(t["warm_records"] for t in event["tasks"])
             self._say_start(event)
         elif kind == "joined":
@@ -366,12 +367,6 @@ class _TunerRun:
                 self.longest_batch_s = max(self.longest_batch_s or 0.0, event["batch_s"])
                 self.batches_s += event["batch_s"]
             self._say_joined(event)
-        elif kind == "search":  # the job goes on in a second MetaSchedule tune (process.py: _searches)
-            self._set_batch(int(event["batch"]))
-            if self.inform:
-                self.inform(f"cost model {'ranks' if event['ranks'] else 'still predicts at random'} after "
-                            f"{counted(event['trials_seen'], 'trial')}: the rest in batches of {event['batch']}"
-                            + ("" if event["ranks"] else ", searching small"))
         elif kind == "sibling":
             self.batches_s += event.get("seconds") or 0.0  # measured as a batch is: trial_s counts them
             self._say_sibling(event)
@@ -384,9 +379,6 @@ class _TunerRun:
         elif kind == "error":
             self.cause = event.get("message") or "the tuner failed without a message (its log says more)"
             self.ended = True
-
-    def _set_batch(self, batch: int) -> None:
-        self.batch, self.batch_limit_s = batch, self._limit_s(batch)
 
     def _say_start(self, event: dict) -> None:
         if not self.inform:

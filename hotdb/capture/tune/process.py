@@ -5,7 +5,6 @@ hotdb's task scheduler (capture/tune/scheduler.py) into the job's work folder, a
 happens as JSON lines on its standard output, one event a line:
 
     {"event": "start", "tasks": [{"name", "warm_records", "warm_best_us"}...], "cost_model": "loaded"|"new"}
-    {"event": "search", "batch": n, "ranks": bool, "trials_seen": n}   (the rest of the job searched anew: _searches)
     {"event": "pick", "task": i, "name": ...}
     {"event": "joined", "task": i, "name", "trials", "valid", "batches", "stale" (over the rounds), "best_us", "current_us", "total_trials"}
     {"event": "sibling", "task": i, "name", "sibling", "sibling_us", "us", "seconds"}   (a sibling trial: capture/tune/siblings.py)
@@ -119,12 +118,19 @@ def run(job: dict, work: Path, received: float) -> str:
         raise LookupError(f"tasks {', '.join(missing)} are not in the model as compiled now: the model or TVM "
                           "changed since the baseline run; profile it again")
     tasks = [extracted[t["name"]] for t in job["tasks"]]
+    # MetaSchedule configures its logger anew for each tune, listing the handlers it has by
+    # name: the next job would meet the last one's, bound to the last work folder
+    ms_logger = logging.getLogger("tvm.s_tir.meta_schedule")
+    for handler in list(ms_logger.handlers):
+        ms_logger.removeHandler(handler)
+        handler.close()
     cost_model, cost_model_state = _cost_model(job.get("cost_model"), ms)
     batch = _batch(job, cost_model)
-    contexts = _contexts(tasks, work, _search(cost_model, batch, ms), ms)
+    strategy = _search(cost_model, batch, ms)
     if not _ranks(cost_model):
-        cost_model_state += (f", untrained: a small search until it has seen {cost_model.num_warmup_samples} "
-                             "trials")
+        cost_model_state += ", untrained for this round: a small search"
+    contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
+        tasks, str(work), strategy=strategy, num_threads="physical")
     database = ms.database.JSONDatabase(work_dir=str(work))
     policy = Policy([TaskState(t["name"], float(t["untuned_us"]), int(e.weight), batches=int(t["batches"]),
                               stale=int(t["stale"]))
@@ -155,56 +161,16 @@ def run(job: dict, work: Path, received: float) -> str:
                 emit("sibling", task=trial.task_id, name=policy.tasks[trial.task_id].name, sibling=trial.sibling,
                      sibling_us=trial.sibling_us, us=sum(secs) / len(secs) * 1e6 if secs else None, seconds=each_s)
                 joined(trial.task_id, policy.joined(trial.task_id, [secs]))
-        for search in _searches(job, policy, cost_model, ms):
-            if search is not None:  # the rest of the job, the cost model ranking now
-                contexts = _contexts(tasks, work, search, ms)
-                emit("search", batch=policy.batch, ranks=_ranks(cost_model), trials_seen=cost_model.data_size)
-            ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
-                          work_dir=str(work), max_trials_global=policy.budget - policy.spent + 1,
-                          max_trials_per_task=job["per_task_max"], num_trials_per_iter=policy.batch,
-                          database=database, cost_model=cost_model, builder=builder, runner=runner,
-                          task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i,
-                                                                                  name=policy.tasks[i].name),
-                                                   on_join=joined))
+        ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
+                      work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
+                      num_trials_per_iter=batch, database=database, cost_model=cost_model,
+                      builder=builder, runner=runner,
+                      task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i, name=policy.tasks[i].name),
+                                               on_join=joined))
     _save_cost_model(cost_model, job.get("cost_model"))
     _seconds.clear()
     _seconds.update({str(k): float(v) for k, v in profiler.get().items()})
     return policy.stopped or "trials spent"
-
-
-def _contexts(tasks, work: Path, strategy, ms) -> list:
-    """MetaSchedule's tune contexts of the job's tasks, searching with `strategy`."""
-    # MetaSchedule configures its logger anew for each set of contexts, listing the handlers
-    # it has by name: the next would meet the last one's, bound to the last work folder
-    ms_logger = logging.getLogger("tvm.s_tir.meta_schedule")
-    for handler in list(ms_logger.handlers):
-        ms_logger.removeHandler(handler)
-        handler.close()
-    contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
-        tasks, str(work), strategy=strategy, num_threads="physical")
-    return contexts
-
-
-def _searches(job: dict, policy, cost_model, ms):
-    """The job's MetaSchedule tunes, a search fixed for each: yields None for the one the
-    job started with; if that is the small search of a cost model that predicts at random,
-    it ends at the trial from which the model ranks (XGBModel's num_warmup_samples, 100),
-    and the rest of the job is a second tune with the search for a ranking model (its
-    strategy yielded), the policy's budget and batch set for each. Switching within the
-    job, not at a round's end: a round ended there cost a re-profile and the tuner's
-    restart, 15-17 s on ResNet-18 here (bench/README.md), and a round that kept the small
-    search to its end searched with a model that could rank."""
-    if _ranks(cost_model):
-        yield None
-        return
-    budget = policy.budget
-    short = cost_model.num_warmup_samples - cost_model.data_size
-    policy.budget = min(budget, policy.spent + -(-short // policy.batch) * policy.batch)
-    yield None
-    if policy.budget == budget or policy.stopped != "trials spent":  # the job's own end, the deadline, every task done
-        return
-    policy.new_tune(budget, _batch(job, cost_model))  # a model that still predicts at random: small again
-    yield _search(cost_model, policy.batch, ms)
 
 
 _seconds: dict = {}  # MetaSchedule's profile of the last job, said with its end

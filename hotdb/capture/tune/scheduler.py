@@ -77,7 +77,6 @@ class TaskState:
     last_gain: float | None = None  # share of its time the last batch took away
     stale: int = 0  # batches in a row (over the rounds) that took less than STALE_GAIN away
     done: bool = False  # MetaSchedule terminated it, or it reached its trial limit
-    tune_from: int = 0  # its trials before MetaSchedule's current tune, which counts its limit from there
 
     @property
     def current_us(self) -> float:
@@ -109,15 +108,15 @@ class Policy:
     def pick(self) -> int:
         """The task to measure next, or -1 to stop."""
         alive = [i for i, t in enumerate(self.tasks) if not t.done and t.trials < self.per_task_max]
-        left = self.budget - self.spent
+        left = self.budget - sum(t.trials for t in self.tasks)
         if left <= 0:
             self.stopped = "trials spent"
             return -1
         if not alive:
             self.stopped = "every task done"
             return -1
-        # a task whose next batch (MetaSchedule's) fits the trials left and the task's limit
-        alive = [i for i in alive if self.next_batch(i) <= min(left, self.per_task_max - self.tasks[i].trials)]
+        # MetaSchedule's batch for a task: the batch, or what the task's limit leaves
+        alive = [i for i in alive if min(self.batch, self.per_task_max - self.tasks[i].trials) <= left]
         if not alive:
             self.stopped = "trials spent"  # a batch more would pass the budget: the next round has the rest
             return -1
@@ -128,24 +127,6 @@ class Policy:
         best = max(alive, key=lambda i: (self.tasks[i].expected_gain_us, -i))
         self._dispatched_at = self.clock()
         return best
-
-    @property
-    def spent(self) -> int:
-        """Trials joined in this job."""
-        return sum(t.trials for t in self.tasks)
-
-    def next_batch(self, task_id: int) -> int:
-        """MetaSchedule's next batch of a task: the batch, cut at the task's limit as
-        MetaSchedule counts it, from the start of its current tune."""
-        task = self.tasks[task_id]
-        return min(self.batch, self.per_task_max - (task.trials - task.tune_from))
-
-    def new_tune(self, budget: int, batch: int) -> None:
-        """The job goes on in a new MetaSchedule tune (another search), with `budget` trials
-        in all and batches of `batch`."""
-        self.budget, self.batch, self.stopped = budget, batch, None
-        for task in self.tasks:
-            task.tune_from = task.trials
 
     def expected_batch_s(self) -> float:
         """The next batch's time: the median of the last three, 0 before any was measured."""
