@@ -402,8 +402,15 @@ class _TunerRun:
         if not self.inform:
             return
         got = f"{_ms(event['us'])} a call" if event.get("us") is not None else "the trial failed"
-        self.inform(f"sibling trial  {event['name']}: the best schedule of {event['sibling']}, which has the same "
-                    f"main block ({_ms(event['sibling_us'])} a call there): {got}")
+        if not event.get("relative"):
+            self.inform(f"sibling trial  {event['name']}: the best schedule of {event['sibling']}, which has the same "
+                        f"main block ({_ms(event['sibling_us'])} a call there): {got}")
+            return
+        here = f"{event['own_gflops']:.1f} here" if event.get("own_gflops") else "none here yet"
+        if event.get("us") is not None and event.get("flop"):
+            got += f" ({event['flop'] / event['us'] / 1e3:.1f} GFLOP/s)"
+        self.inform(f"relative trial  {event['name']}: the best schedule of {event['sibling']}, the same blocks on "
+                    f"other shapes ({event['sibling_gflops']:.1f} GFLOP/s there, {here}), its tiles fitted: {got}")
 
     def _say_joined(self, event: dict) -> None:
         if not self.inform:

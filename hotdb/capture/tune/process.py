@@ -7,7 +7,8 @@ happens as JSON lines on its standard output, one event a line:
     {"event": "start", "tasks": [{"name", "warm_records", "warm_best_us"}...], "cost_model": "loaded"|"new"}
     {"event": "pick", "task": i, "name": ...}
     {"event": "joined", "task": i, "name", "trials", "valid", "batches", "stale" (over the rounds), "best_us", "current_us", "total_trials"}
-    {"event": "sibling", "task": i, "name", "sibling", "sibling_us", "us", "seconds"}   (a sibling trial: capture/tune/siblings.py)
+    {"event": "sibling", "task": i, "name", "sibling", "sibling_us", "us", "seconds",
+     "relative", "sibling_gflops", "own_gflops", "flop"}   (a sibling or relative trial: capture/tune/siblings.py)
     {"event": "worker_died", "returncode": code}      (a builder's or runner's worker process)
     {"event": "end", "stopped": why, "seconds": {part: s}}   (MetaSchedule's profiler; then the next job)
     {"event": "error", "message": ...}
@@ -159,7 +160,9 @@ def run(job: dict, work: Path, received: float) -> str:
             each_s = (time.monotonic() - started) / len(shared)  # the batches' seconds count them (driver)
             for trial, secs in zip(shared, times):
                 emit("sibling", task=trial.task_id, name=policy.tasks[trial.task_id].name, sibling=trial.sibling,
-                     sibling_us=trial.sibling_us, us=sum(secs) / len(secs) * 1e6 if secs else None, seconds=each_s)
+                     sibling_us=trial.sibling_us, us=sum(secs) / len(secs) * 1e6 if secs else None, seconds=each_s,
+                     relative=trial.relative, sibling_gflops=trial.sibling_gflops, own_gflops=trial.own_gflops,
+                     flop=trial.flop)
                 joined(trial.task_id, policy.joined(trial.task_id, [secs]))
         ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
                       work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],

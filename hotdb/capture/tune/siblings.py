@@ -20,15 +20,32 @@ A transferred schedule is postprocessed as MetaSchedule replays a record (the tr
 without its postprocessing, then the postprocessors), so that the record it leaves is one
 the evolutionary search can start from (it stops the tune on a record it cannot replay);
 one that does not apply, or is measured already, is not tried.
+
+Relative trials carry a schedule further: to a task with the same blocks (the same ops,
+fused alike) on other shapes, such as ResNet's 3x3 convolutions of its four stages. The
+relative's best trace is replayed on the task with each tile size decision fitted to the
+task's own loop extent (`fit_tiles`: the same inner factors where they divide it, the
+nearest divisors where not, the rest outermost), as transfer-tuning reuses a kernel's
+schedule for others (Gibson and Cano, "Transfer-Tuning: Reusing Auto-Schedules for
+Efficient Tensor Program Code Generation", PACT 2022). Shapes differ, so times do not
+compare: a relative gives when its best runs at more FLOP/s than the task's best, and a
+task takes from its RELATIVE_DONORS fastest relatives at most, each once a record. On
+ResNet-18 after MetaSchedule's first 123 trials (bench/README.md), the stage-1 residual
+convolution's best fitted to stage 2's ran 2.57x faster than that task's own best (11.7 to
+4.6 ms), stage 4's fitted to stage 3's 1.64x; 10 of 15 such trials were slower than the
+task's best, and cost a trial each.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from hotdb.capture.tune.scheduler import FAILED_S, _run_secs
 
 FAILED_RUN_S = 1e10  # the time MetaSchedule's AddToDatabase gives a failed trial
+RELATIVE_DONORS = 1  # relatives a task takes a schedule from in a round: the nearest in shape
+RELATIVE_MARGIN = 1.25  # ... of those whose best runs at this many times the task's best FLOP/s
 
 
 @dataclass
@@ -37,37 +54,135 @@ class SiblingTrial:
     schedule: object  # a tvm.s_tir.Schedule of the task's module, postprocessed
     sibling: str  # the task whose record it is (its name, where the model names it)
     sibling_us: float  # that record's time a call, on the sibling
+    relative: bool = False  # the sibling's blocks are the task's on other shapes: its tiles fitted
+    sibling_gflops: float | None = None  # a relative's: its record's FLOP/s, in GFLOP/s
+    own_gflops: float | None = None  # a relative trial's task's best before it, in GFLOP/s (None: none)
+    flop: float | None = None  # a relative trial's task's floating-point operations a call
 
 
 def sibling_trials(database, contexts, target, names: dict) -> list[SiblingTrial]:
     """For each task of `contexts` (MetaSchedule's tune contexts), the best record of
     `database` on another workload with the same anchor block, applied to the task, where
-    it is faster than the task's own best and the task has not measured it yet. `names`
-    maps task names to modules, to name a sibling outside the round."""
+    it is faster than the task's own best; and the best records of its RELATIVE_DONORS
+    fastest relatives (the same blocks on other shapes) with their tiles fitted, where they
+    run at more FLOP/s than the task's best. Each only where the task has not measured it
+    yet. `names` maps task names to modules, to name a sibling outside the round."""
     from tvm.s_tir import meta_schedule as ms
 
     anchors = ms.database.MemoryDatabase(module_equality="anchor-block")  # MetaSchedule's rule
     exact = ms.database.MemoryDatabase()
     named = [(exact.commit_workload(mod), name) for name, mod in names.items()]
+
+    def name_of(record) -> str:
+        sibling = exact.commit_workload(record.workload.mod)
+        return next((n for w, n in named if w.same_as(sibling)), "a task outside the model")
+
     workloads, best, traces = _best_records(database)
     groups = [anchors.commit_workload(w.mod) for w in workloads]
+    shapes = [_Shape(w.mod) for w in workloads]
     trials = []
     for task_id, ctx in enumerate(contexts):
         own = _find(workloads, database.commit_workload(ctx.mod))
         own_s = best[own][0] if own in best else float("inf")
-        group = anchors.commit_workload(ctx.mod)
+        group, shape = anchors.commit_workload(ctx.mod), _Shape(ctx.mod)
+        measured = _Measured(traces.get(own, []))
         faster = [(secs, record) for k, (secs, record) in best.items()
                   if k != own and secs < own_s and groups[k].same_as(group)]
-        if not faster:
-            continue
-        secs, record = min(faster, key=lambda pair: pair[0])
-        schedule = _applied(ctx, record.trace, target)
-        if schedule is None or _key(schedule.trace) in {_key(t) for t in traces.get(own, [])}:
-            continue
-        sibling = exact.commit_workload(record.workload.mod)
-        name = next((n for w, n in named if w.same_as(sibling)), "a task outside the model")
-        trials.append(SiblingTrial(task_id, schedule, name, secs * 1e6))
+        if faster:
+            secs, record = min(faster, key=lambda pair: pair[0])
+            schedule = _applied(ctx, record.trace, target)
+            if schedule is not None and measured.first(schedule):
+                trials.append(SiblingTrial(task_id, schedule, name_of(record), secs * 1e6))
+        own_rate = shape.flop / own_s if shape.flop else 0.0
+        relatives = sorted(((shape.distance(shapes[k]), shapes[k].flop / secs, secs, record)
+                            for k, (secs, record) in best.items()
+                            if k != own and not groups[k].same_as(group) and shapes[k].blocks == shape.blocks
+                            and shapes[k].flop / secs > RELATIVE_MARGIN * own_rate), key=lambda r: r[0])
+        for _, rate, secs, record in relatives[:RELATIVE_DONORS]:
+            schedule = _fitted(ctx, record.trace)
+            if schedule is not None and measured.first(schedule):
+                trials.append(SiblingTrial(task_id, schedule, name_of(record), secs * 1e6, relative=True,
+                                           sibling_gflops=rate / 1e9, own_gflops=own_rate / 1e9 or None,
+                                           flop=shape.flop))
     return trials
+
+
+class _Measured:
+    """A task's measured traces, printed only once a trial is to be checked against them
+    (a round's database holds all its earlier trials)."""
+
+    def __init__(self, traces: list):
+        self.traces, self.keys = traces, None
+
+    def first(self, schedule) -> bool:
+        """Whether `schedule` is not measured yet (nor made a trial before in the round)."""
+        if self.keys is None:
+            self.keys = {_key(t) for t in self.traces}
+        key = _key(schedule.trace)
+        new = key not in self.keys
+        self.keys.add(key)
+        return new
+
+
+class _Shape:
+    """What a task's module is made of, for relatives: its blocks' names in order (the ops,
+    fused alike) and its floating-point operations a call (TVM's estimate; 0 if none)."""
+
+    def __init__(self, mod):
+        from tvm import s_tir
+
+        schedule = s_tir.Schedule(mod)
+        blocks = schedule.get_child_blocks(schedule.get_sblock("root"))
+        self.blocks = [schedule.get(b).name_hint for b in blocks]
+        self.flop = float(s_tir.analysis.estimate_tir_flops(mod))
+        self.extents = [int(schedule.get(loop).extent) for b in blocks for loop in schedule.get_loops(b)]
+
+    def distance(self, other: "_Shape") -> float:
+        """How far apart two modules of the same blocks are: their loop extents' ratios,
+        in log, summed (inf where their loops differ in number)."""
+        if len(self.extents) != len(other.extents):
+            return math.inf
+        return sum(abs(math.log(a / b)) for a, b in zip(self.extents, other.extents) if a > 0 and b > 0)
+
+
+def fit_tiles(factors: list[int], extent: int, max_innermost: int) -> list[int]:
+    """A tile size decision of `factors` (outer to inner) for a loop of `extent`: each
+    inner factor the divisor of what is left nearest it (by ratio; the smaller on a tie),
+    the innermost at most `max_innermost` (where positive), the outermost what remains."""
+    if math.prod(factors) == extent:
+        return list(factors)
+    rest, inner = extent, []
+    for i, factor in enumerate(reversed(factors[1:])):
+        options = [d for d in _divisors(rest) if i or max_innermost <= 0 or d <= max_innermost]
+        nearest = min(options, key=lambda d: (abs(math.log(d / max(factor, 1))), d))
+        inner.append(nearest)
+        rest //= nearest
+    return [rest, *reversed(inner)]
+
+
+def _divisors(n: int) -> list[int]:
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+def _fitted(ctx, trace):
+    """`trace` (a relative's) replayed on the task's module with its tile sizes fitted to
+    the task's loops, then postprocessed as MetaSchedule replays a record; None where it
+    does not apply."""
+    from tvm import s_tir
+
+    def fitted(instruction, inputs, attrs, decision):
+        if instruction.kind.name != "SamplePerfectTile" or decision is None:
+            return decision
+        extent = int(applied.get(inputs[0]).extent)
+        return fit_tiles([int(f) for f in decision], extent, int(attrs[1]))
+
+    try:
+        applied = s_tir.Schedule(ctx.mod)
+        trace.apply_to_schedule(applied, remove_postproc=True, decision_provider=fitted)
+        return _postprocessed(ctx, applied.trace)
+    except Exception:  # noqa: BLE001 - TVM says "cannot apply" with many error kinds: not tried
+        return None
 
 
 def _best_records(database):
@@ -108,13 +223,22 @@ def _applied(ctx, anchor_trace, target):
     try:
         applied = s_tir.Schedule(ctx.mod)
         schedule_using_anchor_trace(applied, anchor_trace, target)
-        replayed = s_tir.Schedule(ctx.mod)
-        applied.trace.apply_to_schedule(replayed, remove_postproc=True)
-        replayed.enter_postproc()
-        if all(postproc.apply(replayed) for postproc in ctx.space_generator.postprocs):
-            return replayed
+        return _postprocessed(ctx, applied.trace)
     except Exception:  # noqa: BLE001 - TVM says "cannot apply" with many error kinds: not tried
-        pass
+        return None
+
+
+def _postprocessed(ctx, trace):
+    """`trace` replayed on a fresh schedule of the task's module without its
+    postprocessing, then the task's postprocessors: the record MetaSchedule's search can
+    start from. None where a postprocessor rejects it (TVM's errors are the caller's)."""
+    from tvm import s_tir
+
+    replayed = s_tir.Schedule(ctx.mod)
+    trace.apply_to_schedule(replayed, remove_postproc=True)
+    replayed.enter_postproc()
+    if all(postproc.apply(replayed) for postproc in ctx.space_generator.postprocs):
+        return replayed
     return None
 
 
