@@ -29,8 +29,7 @@ from hotdb.capture.targets import parse_target
 from hotdb.capture.tune.builder import kept_builder
 from hotdb.capture.tune.intrinsics import import_intrinsics
 from hotdb.capture.tune.process import RANDOM_MODEL_SEARCH
-
-FAILED_S = 1e9
+from hotdb.rows import FAILED_RUN_SECS
 
 
 def run(tasks, warmup: int, trials: int, seed: int, builder) -> float:
@@ -50,7 +49,7 @@ def run(tasks, warmup: int, trials: int, seed: int, builder) -> float:
         for task, ctx in zip(tasks, contexts):
             top = database.get_top_k(database.commit_workload(ctx.mod), 1)
             secs = [float(s) for s in top[0].run_secs] if top else []
-            best = sum(secs) / len(secs) if secs and min(secs) < FAILED_S else None
+            best = sum(secs) / len(secs) if secs and min(secs) < FAILED_RUN_SECS else None
             if best is None:
                 raise RuntimeError(f"{task.task_name}: no valid trial in this run; raise --trials")
             total_us += task.weight * best * 1e6

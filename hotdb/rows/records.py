@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 Shape = list[int]
 INT32_MAX = 2**31 - 1  # the largest value of an INTEGER column (shapes, counts, indexes)
 # run_secs at or above this are MetaSchedule's "failed" (kMaxMeanTime 1e10): its database's
-# reader and the tune's driver both read records by it
+# reader, the tune's driver, its task scheduler and its sibling trials all read records by it
 FAILED_RUN_SECS = 1e9
 
 

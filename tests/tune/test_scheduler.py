@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hotdb.capture.tune.scheduler import FAILED_S, STALE_GAIN, Policy, TaskState
+from hotdb.capture.tune.scheduler import STALE_GAIN, Policy, TaskState
+from hotdb.rows import FAILED_RUN_SECS
 
 
 class Clock:
@@ -106,7 +107,7 @@ def test_a_warm_start_counts_the_records_it_starts_from():
     p.seed(0, 50e-6)  # other tunes reached 50 us a call: 950 us of the 1000 are gone already
     assert p.tasks[0].current_us == 50.0
     assert p.pick() == 1
-    p.seed(1, FAILED_S * 10)  # a failure mark is no time
+    p.seed(1, FAILED_RUN_SECS * 10)  # a failure mark is no time
     assert p.tasks[1].best_s is None
 
 

@@ -1,9 +1,13 @@
 """Sibling trials (hotdb/capture/tune/siblings.py): a task measures the best schedule of a
 task with the same anchor block, applied to its own blocks, as a trial of its own. On a
 ResNet basic block (tests/data/models/residual_block.py: two convolutions of one shape,
-one fused with the residual add), with MetaSchedule's real search, builder and runner."""
+one fused with the residual add), with MetaSchedule's real search, builder and runner.
+Relative trials, the same blocks on other shapes with the tiles fitted: on two stages of
+a ResNet-like network (tests/data/models/two_stages.py)."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 from helpers import ROOT
@@ -11,7 +15,7 @@ from helpers import ROOT
 from hotdb.capture.tune.driver import _scheduled
 from hotdb.capture.tune.process import _sibling_trials
 from hotdb.capture.tune.scheduler import Policy, TaskState
-from hotdb.capture.tune.siblings import FAILED_RUN_S, measure, sibling_trials
+from hotdb.capture.tune.siblings import FAILED_RUN_S, RELATIVE_MARGIN, measure, sibling_trials
 
 pytestmark = pytest.mark.slow
 
@@ -200,3 +204,138 @@ def test_hotdb_tune_says_a_sibling_trial_and_counts_it(tmp_path):
     records = (work / "database_tuning_record.json").read_text().splitlines()
     assert sum(int(total) for _, _, total in rounds) == len(records)
     assert json.loads(proc.stdout)  # the comparison of the tune's last run with its baseline
+
+
+# -- relative trials: the same blocks on other shapes, the tiles fitted -----------------------
+
+STAGES = f"{ROOT}/tests/data/models/two_stages.py"
+FIRST, SECOND = "fused_conv2d_add_relu", "fused_conv2d1_add1_relu1"  # 16 channels on 28x28; 32 on 14x14
+
+
+@pytest.fixture(scope="module")
+def stages(tmp_path_factory):
+    """The two stages' tasks, and a work database where the first was tuned for 4 trials
+    by MetaSchedule and the second not at all."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from hotdb.capture.models import load_model
+    from hotdb.capture.profile import fuse
+    from hotdb.capture.targets import parse_target
+
+    _drop_unnamed_handlers()
+    work = tmp_path_factory.mktemp("relatives")
+    target = parse_target("llvm")
+    extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(
+        fuse(load_model(f"{STAGES}:two_stages").mod, target), target)}
+    assert set(extracted) == {FIRST, SECOND}
+    contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
+        [extracted[FIRST], extracted[SECOND]], str(work),
+        strategy=ms.search_strategy.EvolutionarySearch(population_size=16, genetic_num_iters=1), num_threads=1)
+    database = ms.database.JSONDatabase(work_dir=str(work))
+    ms.tune_tasks(tasks=contexts[:1], task_weights=[1.0], work_dir=str(work), max_trials_global=4,
+                  num_trials_per_iter=4, database=database, builder=ms.builder.LocalBuilder(max_workers=1),
+                  runner=ms.runner.LocalRunner())
+    return {"ms": ms, "work": work, "target": target, "contexts": contexts,
+            "names": {n: t.dispatched[0] for n, t in extracted.items()}}
+
+
+def _drop_unnamed_handlers() -> None:
+    """An earlier tune in this process left pytest's capture handlers on MetaSchedule's
+    logger (metaschedule_logger above); the next tune lists its handlers by name."""
+    import logging
+
+    logger = logging.getLogger("tvm.s_tir.meta_schedule")
+    for handler in [h for h in logger.handlers if h.name is None]:
+        logger.removeHandler(handler)
+
+
+def gflops(database, mod) -> float:
+    from tvm import s_tir
+
+    return s_tir.analysis.estimate_tir_flops(mod) / best_s(database, mod) / 1e9
+
+
+def tile_decisions(mod, trace) -> list[tuple[int, list[int]]]:
+    """Each tile size decision of `trace` replayed on `mod`: (the loop's extent, its factors)."""
+    from tvm import s_tir
+
+    schedule, seen = s_tir.Schedule(mod), []
+
+    def record(instruction, inputs, attrs, decision):
+        if instruction.kind.name == "SamplePerfectTile":
+            seen.append((int(schedule.get(inputs[0]).extent), [int(f) for f in decision]))
+        return decision
+
+    trace.apply_to_schedule(schedule, remove_postproc=True, decision_provider=record)
+    return seen
+
+
+def test_a_task_measures_its_relatives_best_schedule_with_its_tiles_fitted(stages):
+    """The second stage, untuned, gets the first's best record replayed on its own loops,
+    each tile size fitted to them; measured, it is a record of the second stage and a
+    sample of the cost model; asked again, nothing more."""
+    from tvm import s_tir
+
+    ms, target, (first, second) = stages["ms"], stages["target"], stages["contexts"]
+    database = ms.database.JSONDatabase(work_dir=str(stages["work"]))
+    found = sibling_trials(database, [first, second], target, stages["names"])
+    assert [(t.task_id, t.sibling, t.relative) for t in found] == [(1, FIRST, True)]
+    trial = found[0]
+    assert trial.sibling_gflops == pytest.approx(gflops(database, first.mod))
+    assert trial.own_gflops is None and trial.flop == s_tir.analysis.estimate_tir_flops(second.mod)
+    fitted = tile_decisions(second.mod, trial.schedule.trace)
+    assert fitted and all(math.prod(factors) == extent for extent, factors in fitted)
+    donor = database.get_top_k(database.commit_workload(first.mod), 1)[0].trace
+    assert len(fitted) == len(tile_decisions(first.mod, donor))
+    cost_model = ms.cost_model.XGBModel(num_tuning_cores=1)
+    times = measure(found, [first, second], ms.builder.LocalBuilder(max_workers=1), ms.runner.LocalRunner(),
+                    database, cost_model, target)
+    mine = [r for r in database.get_all_tuning_records() if r.workload.same_as(database.commit_workload(second.mod))]
+    assert len(mine) == 1 and times[0] is not None and [float(s) for s in mine[0].run_secs] == pytest.approx(times[0])
+    assert cost_model.data_size == 1
+    again = ms.database.JSONDatabase(work_dir=str(stages["work"]))
+    assert [t for t in sibling_trials(again, [first, second], target, stages["names"]) if t.relative
+            and t.sibling == FIRST and t.task_id == 1 and t.sibling_gflops == pytest.approx(trial.sibling_gflops)] == []
+
+
+def test_a_relative_gives_only_at_a_quarter_more_flops(stages):
+    """Shapes differ, so FLOP/s compare, not times: a relative trial comes from a task whose
+    best runs at RELATIVE_MARGIN times the taker's best FLOP/s or more; the faster of the
+    two by FLOP/s never takes."""
+    ms, target, (first, second) = stages["ms"], stages["target"], stages["contexts"]
+    database = ms.database.JSONDatabase(work_dir=str(stages["work"]))
+    rates = {0: gflops(database, first.mod), 1: gflops(database, second.mod)}
+    for trial in [t for t in sibling_trials(database, [first, second], target, stages["names"]) if t.relative]:
+        assert trial.own_gflops == pytest.approx(rates[trial.task_id])
+        assert trial.sibling_gflops > RELATIVE_MARGIN * rates[trial.task_id]
+        assert trial.task_id != max(rates, key=rates.get)
+
+
+def test_hotdb_tune_says_a_relative_trial_and_counts_it(tmp_path):
+    """The first stage tuned alone leaves its records in hotdb; a tune of both stages is
+    seeded with them, and its round starts with the second stage measuring the first's
+    best with its tiles fitted, said as it lands and counted in the round's trials."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    def tune(model: str, work: str) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", "hotdb", "--db", str(tmp_path / "hotdb.duckdb"), "tune",
+                               f"{STAGES}:{model}", "--coverage", "100", "--trials", "4", "--rounds", "1",
+                               "--work-dir", str(tmp_path / work), "--build-timeout", "900", "--run-timeout", "300"],
+                              capture_output=True, text=True, timeout=1800,
+                              env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path / "cache")})
+        assert proc.returncode == 0, proc.stderr
+        return proc
+
+    assert "relative trial" not in tune("first_stage", "first").stderr
+    said = tune("two_stages", "both").stderr
+    found = re.findall(rf"^relative trial  {SECOND}: the best schedule of {FIRST}, the same blocks on other shapes "
+                       r"\(([\d.]+) GFLOP/s there, none here yet\), its tiles fitted: ([\d.]+) ms a call "
+                       r"\(([\d.]+) GFLOP/s\)$", said, re.M)
+    assert len(found) == 1 and float(found[0][0]) > 0, said
+    rounds = re.findall(r"^round 1: \d tasks? tried, (\d+) of (\d+) trials measured", said, re.M)
+    records = (tmp_path / "both" / "database_tuning_record.json").read_text().splitlines()
+    warm = re.search(r"^warm start: (\d+) records of other tunes for 1 of the tasks", said, re.M)
+    assert warm and len(rounds) == 1 and int(rounds[0][1]) == len(records) - int(warm[1])

@@ -56,7 +56,8 @@ import math
 import time
 from dataclasses import dataclass, field
 
-FAILED_S = 1e9  # a trial's time at or above this is MetaSchedule's failure mark (1e10 s)
+from hotdb.rows import FAILED_RUN_SECS
+
 FIRST_GAIN = 0.5  # share of an untried task's time its first batch is expected to take away
 # a batch that takes less than this share of a task's time away found nothing: more than
 # the 1-2 % by which the best of a batch's noisy measurements drifts down by itself
@@ -143,7 +144,7 @@ class Policy:
         task.batches += 1
         for secs in run_secs:
             task.trials += 1
-            if secs and all(s < FAILED_S for s in secs):
+            if secs and all(s < FAILED_RUN_SECS for s in secs):
                 task.valid += 1
                 mean = sum(secs) / len(secs)
                 task.best_s = mean if task.best_s is None else min(task.best_s, mean)
@@ -154,7 +155,7 @@ class Policy:
     def seed(self, task_id: int, best_s: float) -> None:
         """A warm start: the best time records from elsewhere already give the task."""
         task = self.tasks[task_id]
-        if math.isfinite(best_s) and best_s < FAILED_S:
+        if math.isfinite(best_s) and best_s < FAILED_RUN_SECS:
             task.best_s = best_s if task.best_s is None else min(task.best_s, best_s)
 
 

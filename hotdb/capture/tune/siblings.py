@@ -41,7 +41,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from hotdb.capture.tune.scheduler import FAILED_S, _run_secs
+from hotdb.capture.tune.scheduler import _run_secs
+from hotdb.rows import FAILED_RUN_SECS
 
 FAILED_RUN_S = 1e10  # the time MetaSchedule's AddToDatabase gives a failed trial
 RELATIVE_DONORS = 1  # relatives a task takes a schedule from in a round: the nearest in shape
@@ -63,48 +64,71 @@ class SiblingTrial:
 def sibling_trials(database, contexts, target, names: dict) -> list[SiblingTrial]:
     """For each task of `contexts` (MetaSchedule's tune contexts), the best record of
     `database` on another workload with the same anchor block, applied to the task, where
-    it is faster than the task's own best; and the best records of its RELATIVE_DONORS
-    fastest relatives (the same blocks on other shapes) with their tiles fitted, where they
-    run at more FLOP/s than the task's best. Each only where the task has not measured it
-    yet. `names` maps task names to modules, to name a sibling outside the round."""
-    from tvm.s_tir import meta_schedule as ms
-
-    anchors = ms.database.MemoryDatabase(module_equality="anchor-block")  # MetaSchedule's rule
-    exact = ms.database.MemoryDatabase()
-    named = [(exact.commit_workload(mod), name) for name, mod in names.items()]
-
-    def name_of(record) -> str:
-        sibling = exact.commit_workload(record.workload.mod)
-        return next((n for w, n in named if w.same_as(sibling)), "a task outside the model")
-
-    workloads, best, traces = _best_records(database)
-    groups = [anchors.commit_workload(w.mod) for w in workloads]
-    shapes = [_Shape(w.mod) for w in workloads]
+    it is faster than the task's own best; and the best record of its RELATIVE_DONORS
+    nearest relatives in shape (the same blocks on other shapes) whose best runs at
+    RELATIVE_MARGIN times the FLOP/s of the task's best or more, its tiles fitted. Each
+    only where the task has not measured it yet. `names` maps task names to modules, to
+    name a sibling outside the round."""
+    donors = _Donors(database, names)
     trials = []
     for task_id, ctx in enumerate(contexts):
-        own = _find(workloads, database.commit_workload(ctx.mod))
-        own_s = best[own][0] if own in best else float("inf")
-        group, shape = anchors.commit_workload(ctx.mod), _Shape(ctx.mod)
-        measured = _Measured(traces.get(own, []))
-        faster = [(secs, record) for k, (secs, record) in best.items()
-                  if k != own and secs < own_s and groups[k].same_as(group)]
-        if faster:
-            secs, record = min(faster, key=lambda pair: pair[0])
-            schedule = _applied(ctx, record.trace, target)
-            if schedule is not None and measured.first(schedule):
-                trials.append(SiblingTrial(task_id, schedule, name_of(record), secs * 1e6))
-        own_rate = shape.flop / own_s if shape.flop else 0.0
-        relatives = sorted(((shape.distance(shapes[k]), shapes[k].flop / secs, secs, record)
-                            for k, (secs, record) in best.items()
-                            if k != own and not groups[k].same_as(group) and shapes[k].blocks == shape.blocks
-                            and shapes[k].flop / secs > RELATIVE_MARGIN * own_rate), key=lambda r: r[0])
-        for _, rate, secs, record in relatives[:RELATIVE_DONORS]:
+        task = donors.task(ctx)
+        trials += donors.sibling(task_id, ctx, task, target) + donors.relatives(task_id, ctx, task)
+    return trials
+
+
+class _Donors:
+    """The records a round's tasks may take a schedule from: each workload's best."""
+
+    def __init__(self, database, names: dict):
+        from tvm.s_tir import meta_schedule as ms
+
+        self.database = database
+        self.anchors = ms.database.MemoryDatabase(module_equality="anchor-block")  # MetaSchedule's rule
+        self.exact = ms.database.MemoryDatabase()
+        self.named = [(self.exact.commit_workload(mod), name) for name, mod in names.items()]
+        self.workloads, self.best, self.traces = _best_records(database)
+        self.groups = [self.anchors.commit_workload(w.mod) for w in self.workloads]
+        self.shapes = [_Shape(w.mod) for w in self.workloads]
+
+    def task(self, ctx) -> dict:
+        """What the donors are weighed against: the task's workload, best, group, shape."""
+        own = _find(self.workloads, self.database.commit_workload(ctx.mod))
+        return {"own": own, "own_s": self.best[own][0] if own in self.best else float("inf"),
+                "group": self.anchors.commit_workload(ctx.mod), "shape": _Shape(ctx.mod),
+                "measured": _Measured(self.traces.get(own, []))}
+
+    def sibling(self, task_id: int, ctx, task: dict, target) -> list[SiblingTrial]:
+        faster = [(secs, record) for k, (secs, record) in self.best.items()
+                  if k != task["own"] and secs < task["own_s"] and self.groups[k].same_as(task["group"])]
+        if not faster:
+            return []
+        secs, record = min(faster, key=lambda pair: pair[0])
+        schedule = _applied(ctx, record.trace, target)
+        if schedule is None or not task["measured"].first(schedule):
+            return []
+        return [SiblingTrial(task_id, schedule, self.name_of(record), secs * 1e6)]
+
+    def relatives(self, task_id: int, ctx, task: dict) -> list[SiblingTrial]:
+        shape = task["shape"]
+        own_rate = shape.flop / task["own_s"] if task["own_s"] > 0 else math.inf
+        nearest = sorted(((shape.distance(self.shapes[k]), self.shapes[k].flop / secs, secs, record)
+                          for k, (secs, record) in self.best.items()
+                          if secs > 0 and k != task["own"] and not self.groups[k].same_as(task["group"])
+                          and self.shapes[k].blocks == shape.blocks
+                          and self.shapes[k].flop / secs > RELATIVE_MARGIN * own_rate), key=lambda r: r[0])
+        trials = []
+        for _, rate, secs, record in nearest[:RELATIVE_DONORS]:
             schedule = _fitted(ctx, record.trace)
-            if schedule is not None and measured.first(schedule):
-                trials.append(SiblingTrial(task_id, schedule, name_of(record), secs * 1e6, relative=True,
+            if schedule is not None and task["measured"].first(schedule):
+                trials.append(SiblingTrial(task_id, schedule, self.name_of(record), secs * 1e6, relative=True,
                                            sibling_gflops=rate / 1e9, own_gflops=own_rate / 1e9 or None,
                                            flop=shape.flop))
-    return trials
+        return trials
+
+    def name_of(self, record) -> str:
+        sibling = self.exact.commit_workload(record.workload.mod)
+        return next((n for w, n in self.named if w.same_as(sibling)), "a task outside the model")
 
 
 class _Measured:
@@ -197,7 +221,7 @@ def _best_records(database):
             k = len(workloads) - 1
         traces.setdefault(k, []).append(record.trace)
         secs = [float(getattr(s, "value", s)) for s in record.run_secs or []]
-        if secs and all(s < FAILED_S for s in secs):
+        if secs and all(s < FAILED_RUN_SECS for s in secs):
             mean = sum(secs) / len(secs)
             if k not in best or mean < best[k][0]:
                 best[k] = (mean, record)
