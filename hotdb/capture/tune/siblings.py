@@ -28,12 +28,13 @@ task's own loop extent (`fit_tiles`: the same inner factors where they divide it
 nearest divisors where not, the rest outermost), as transfer-tuning reuses a kernel's
 schedule for others (Gibson and Cano, "Transfer-Tuning: Reusing Auto-Schedules for
 Efficient Tensor Program Code Generation", PACT 2022). Shapes differ, so times do not
-compare: a relative gives when its best runs at more FLOP/s than the task's best, and a
-task takes from its RELATIVE_DONORS fastest relatives at most, each once a record. On
-ResNet-18 after MetaSchedule's first 123 trials (bench/README.md), the stage-1 residual
-convolution's best fitted to stage 2's ran 2.57x faster than that task's own best (11.7 to
-4.6 ms), stage 4's fitted to stage 3's 1.64x; 10 of 15 such trials were slower than the
-task's best, and cost a trial each.
+compare: of the relatives whose best runs at RELATIVE_MARGIN times the FLOP/s of the
+task's best or more, the task takes from the RELATIVE_DONORS nearest in shape (loop
+extents), each record once. On ResNet-18 after MetaSchedule's first 123 trials
+(bench/README.md), the stage-1 residual convolution's best fitted to stage 2's ran 2.57x
+faster than that task's own best (11.7 to 4.6 ms), stage 4's fitted to stage 3's 1.64x;
+10 of 15 such trials, given by the three fastest relatives whatever their shape or
+family, were slower than the task's best, and each cost a trial.
 """
 
 from __future__ import annotations
