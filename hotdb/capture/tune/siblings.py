@@ -33,7 +33,7 @@ task's best or more, the task takes from the RELATIVE_DONORS nearest in shape (l
 extents), each record once. On ResNet-18 after MetaSchedule's first 123 trials
 (bench/README.md), the stage-1 residual convolution's best fitted to stage 2's ran 2.57x
 faster than that task's own best (11.7 to 4.6 ms), stage 4's fitted to stage 3's 1.64x;
-10 of 15 such trials, given by the three fastest relatives whatever their shape or
+11 of 15 such trials, given by the three fastest relatives whatever their shape or
 family, were slower than the task's best, and each cost a trial.
 """
 
