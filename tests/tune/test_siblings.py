@@ -339,3 +339,21 @@ def test_hotdb_tune_says_a_relative_trial_and_counts_it(tmp_path):
     records = (tmp_path / "both" / "database_tuning_record.json").read_text().splitlines()
     warm = re.search(r"^warm start: (\d+) records of other tunes for 1 of the tasks", said, re.M)
     assert warm and len(rounds) == 1 and int(rounds[0][1]) == len(records) - int(warm[1])
+
+
+def test_a_module_of_dynamic_shape_is_nobodys_relative():
+    """A task whose loops have no fixed extent (a dynamic batch) cannot have its tiles
+    fitted: it neither gives nor takes a relative trial, and the round goes on."""
+    import tvm
+    from tvm import te
+
+    from hotdb.capture.tune.siblings import _Shape
+
+    def scaled(rows):
+        a = te.placeholder((rows, 16), name="a")
+        return tvm.IRModule({"main": te.create_prim_func([a, te.compute((rows, 16), lambda i, j: a[i, j] * 2.0,
+                                                                          name="b")])})
+
+    fixed, dynamic = _Shape(scaled(8)), _Shape(scaled(te.var("n")))
+    assert (fixed.blocks, fixed.flop, fixed.extents) == (["b"], 128.0, [8, 16])
+    assert (dynamic.blocks, dynamic.flop, dynamic.extents) == (None, 0.0, [])

@@ -116,7 +116,7 @@ class _Donors:
         nearest = sorted(((shape.distance(self.shapes[k]), self.shapes[k].flop / secs, secs, record)
                           for k, (secs, record) in self.best.items()
                           if secs > 0 and k != task["own"] and not self.groups[k].same_as(task["group"])
-                          and self.shapes[k].blocks == shape.blocks
+                          and shape.blocks is not None and self.shapes[k].blocks == shape.blocks
                           and self.shapes[k].flop / secs > RELATIVE_MARGIN * own_rate), key=lambda r: r[0])
         trials = []
         for _, rate, secs, record in nearest[:RELATIVE_DONORS]:
@@ -156,11 +156,15 @@ class _Shape:
     def __init__(self, mod):
         from tvm import s_tir
 
-        schedule = s_tir.Schedule(mod)
-        blocks = schedule.get_child_blocks(schedule.get_sblock("root"))
-        self.blocks = [schedule.get(b).name_hint for b in blocks]
-        self.flop = float(s_tir.analysis.estimate_tir_flops(mod))
-        self.extents = [int(schedule.get(loop).extent) for b in blocks for loop in schedule.get_loops(b)]
+        self.blocks, self.flop, self.extents = None, 0.0, []
+        try:
+            schedule = s_tir.Schedule(mod)
+            blocks = schedule.get_child_blocks(schedule.get_sblock("root"))
+            self.blocks = [schedule.get(b).name_hint for b in blocks]
+            self.flop = float(s_tir.analysis.estimate_tir_flops(mod))
+            self.extents = [int(schedule.get(loop).extent) for b in blocks for loop in schedule.get_loops(b)]
+        except Exception:  # noqa: BLE001 - a module TVM cannot read so (a dynamic extent) is nobody's relative
+            self.blocks, self.flop, self.extents = None, 0.0, []
 
     def distance(self, other: "_Shape") -> float:
         """How far apart two modules of the same blocks are: their loop extents' ratios,
