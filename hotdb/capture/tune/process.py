@@ -163,7 +163,7 @@ def run(job: dict, work: Path, received: float) -> str:
                      sibling_us=trial.sibling_us, us=sum(secs) / len(secs) * 1e6 if secs else None, seconds=each_s,
                      relative=trial.relative, sibling_gflops=trial.sibling_gflops, own_gflops=trial.own_gflops,
                      flop=trial.flop)
-                joined(trial.task_id, policy.joined(trial.task_id, [secs]))
+                joined(trial.task_id, policy.joined(trial.task_id, [secs], outside=True))
         ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
                       work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
                       num_trials_per_iter=batch, database=database, cost_model=cost_model,

@@ -73,6 +73,7 @@ class TaskState:
     calls: int  # calls per inference (MetaSchedule's task weight)
     trials: int = 0
     valid: int = 0
+    outside: int = 0  # of its trials, those measured outside MetaSchedule's tune (sibling trials)
     best_s: float | None = None  # fastest trial, per call (seconds)
     batches: int = 0
     last_gain: float | None = None  # share of its time the last batch took away
@@ -116,8 +117,10 @@ class Policy:
         if not alive:
             self.stopped = "every task done"
             return -1
-        # MetaSchedule's batch for a task: the batch, or what the task's limit leaves
-        alive = [i for i in alive if min(self.batch, self.per_task_max - self.tasks[i].trials) <= left]
+        # MetaSchedule's batch for a task: the batch, or what the task's limit leaves of the
+        # trials MetaSchedule counts, which are not the sibling trials (siblings.py)
+        alive = [i for i in alive if min(self.batch, self.per_task_max - self.tasks[i].trials
+                                         + self.tasks[i].outside) <= left]
         if not alive:
             self.stopped = "trials spent"  # a batch more would pass the budget: the next round has the rest
             return -1
@@ -134,8 +137,9 @@ class Policy:
         recent = sorted(self.batch_s[-3:])
         return recent[len(recent) // 2] if recent else 0.0
 
-    def joined(self, task_id: int, run_secs: list[list[float] | None]) -> TaskState:
-        """A batch of `task_id` came back: one list of run times per trial (None: failed)."""
+    def joined(self, task_id: int, run_secs: list[list[float] | None], outside: bool = False) -> TaskState:
+        """A batch of `task_id` came back: one list of run times per trial (None: failed);
+        `outside`: measured outside MetaSchedule's tune (sibling trials)."""
         if self._dispatched_at is not None:
             self.batch_s.append(self.clock() - self._dispatched_at)
             self._dispatched_at = None
@@ -144,6 +148,7 @@ class Policy:
         task.batches += 1
         for secs in run_secs:
             task.trials += 1
+            task.outside += outside
             if secs and all(s < FAILED_RUN_SECS for s in secs):
                 task.valid += 1
                 mean = sum(secs) / len(secs)
