@@ -177,6 +177,8 @@ def main() -> None:
                         help="which of (a), (k), (h), (w) to run, in this order within a repeat; (a) always runs")
     parser.add_argument("--points", type=int, default=16,
                         help="copies profiled a curve, at most (evenly spaced in time, the last always)")
+    parser.add_argument("--dense", type=float, default=0.0, metavar="SECONDS",
+                        help="also profile every copy of the first SECONDS of each tune (where a mark is crossed)")
     parser.add_argument("--from-json", type=Path, help="report what a run (or a stopped one) wrote, tuning nothing")
     parser.add_argument("--work", type=Path,
                         help="the run's folder; a run stopped there (its progress.json) goes on from its last "
@@ -235,7 +237,7 @@ def main() -> None:
             walls[name].append(time.perf_counter() - started)
             spent[name].append(seconds)
             curve = [(0.0, untuned)] + [(elapsed, snapshot_ms(loaded, target, folder, profiled))
-                                        for elapsed, folder in thinned(snaps.taken, args.points)]
+                                        for elapsed, folder in thinned(snaps.taken, args.points, args.dense)]
             curves[name].append(curve)
             print(f"{name}, repeat {repeat + 1}: wall {walls[name][-1]:,.0f} s; " +
                   ", ".join(f"{s:.0f} s {ms:,.1f} ms" for s, ms in curve), flush=True)
@@ -245,9 +247,11 @@ def main() -> None:
     breakdown(spent, walls)
 
 
-def thinned(taken: list[tuple[float, Path]], points: int) -> list[tuple[float, Path]]:
+def thinned(taken: list[tuple[float, Path]], points: int, dense_s: float = 0.0) -> list[tuple[float, Path]]:
     """At most `points` copies, evenly spaced in time, the last (the tune's end) always: a
-    tune of an hour copied every 20 s would otherwise cost ~30 s of profiling a copy."""
+    tune of an hour copied every 20 s would otherwise cost ~30 s of profiling a copy. And
+    every copy of the first `dense_s` seconds: 16 points over ~1,000 s lie 60-80 s apart,
+    too far to tell where a curve crosses a mark near 195 s."""
     if len(taken) <= points:
         return taken
     step = taken[-1][0] / points
@@ -256,7 +260,8 @@ def thinned(taken: list[tuple[float, Path]], points: int) -> list[tuple[float, P
         if elapsed >= due:
             kept.append((elapsed, folder))
             due = elapsed + step
-    return kept[: points - 1] + [taken[-1]]
+    chosen = kept[: points - 1] + [taken[-1]]
+    return sorted(set(chosen) | {(e, f) for e, f in taken if e <= dense_s})
 
 
 def save(args, untuned: float, curves, walls, spent) -> None:
