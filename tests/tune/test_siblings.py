@@ -45,18 +45,24 @@ def metaschedule_logger():
 def block(tmp_path_factory):
     """The block's tasks, and a work database where the plain convolution was tuned for
     4 trials by MetaSchedule and the residual one not at all."""
+    return first_tuned(tmp_path_factory.mktemp("siblings"), MODEL, PLAIN, RESIDUAL)
+
+
+def first_tuned(work, model: str, first: str, second: str) -> dict:
+    """`model`'s two tasks, `first` and `second`, and a work database in `work` where
+    `first` was tuned for 4 trials by MetaSchedule and `second` not at all."""
     from tvm.s_tir import meta_schedule as ms
 
     from hotdb.capture.models import load_model
     from hotdb.capture.profile import fuse
     from hotdb.capture.targets import parse_target
 
-    work = tmp_path_factory.mktemp("siblings")
+    _drop_unnamed_handlers()
     target = parse_target("llvm")
-    extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fuse(load_model(MODEL).mod, target), target)}
-    assert set(extracted) == {PLAIN, RESIDUAL}
+    extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(fuse(load_model(model).mod, target), target)}
+    assert set(extracted) == {first, second}
     contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
-        [extracted[PLAIN], extracted[RESIDUAL]], str(work),
+        [extracted[first], extracted[second]], str(work),
         strategy=ms.search_strategy.EvolutionarySearch(population_size=16, genetic_num_iters=1), num_threads=1)
     database = ms.database.JSONDatabase(work_dir=str(work))
     ms.tune_tasks(tasks=contexts[:1], task_weights=[1.0], work_dir=str(work), max_trials_global=4,
@@ -216,32 +222,13 @@ FIRST, SECOND = "fused_conv2d_add_relu", "fused_conv2d1_add1_relu1"  # 16 channe
 def stages(tmp_path_factory):
     """The two stages' tasks, and a work database where the first was tuned for 4 trials
     by MetaSchedule and the second not at all."""
-    from tvm.s_tir import meta_schedule as ms
-
-    from hotdb.capture.models import load_model
-    from hotdb.capture.profile import fuse
-    from hotdb.capture.targets import parse_target
-
-    _drop_unnamed_handlers()
-    work = tmp_path_factory.mktemp("relatives")
-    target = parse_target("llvm")
-    extracted = {t.task_name: t for t in ms.relax_integration.extract_tasks(
-        fuse(load_model(f"{STAGES}:two_stages").mod, target), target)}
-    assert set(extracted) == {FIRST, SECOND}
-    contexts, _ = ms.relax_integration.extracted_tasks_to_tune_contexts(
-        [extracted[FIRST], extracted[SECOND]], str(work),
-        strategy=ms.search_strategy.EvolutionarySearch(population_size=16, genetic_num_iters=1), num_threads=1)
-    database = ms.database.JSONDatabase(work_dir=str(work))
-    ms.tune_tasks(tasks=contexts[:1], task_weights=[1.0], work_dir=str(work), max_trials_global=4,
-                  num_trials_per_iter=4, database=database, builder=ms.builder.LocalBuilder(max_workers=1),
-                  runner=ms.runner.LocalRunner())
-    return {"ms": ms, "work": work, "target": target, "contexts": contexts,
-            "names": {n: t.dispatched[0] for n, t in extracted.items()}}
+    return first_tuned(tmp_path_factory.mktemp("relatives"), f"{STAGES}:two_stages", FIRST, SECOND)
 
 
 def _drop_unnamed_handlers() -> None:
-    """An earlier tune in this process left pytest's capture handlers on MetaSchedule's
-    logger (metaschedule_logger above); the next tune lists its handlers by name."""
+    """An earlier tune in this process may have left pytest's capture handlers on
+    MetaSchedule's logger (metaschedule_logger above); the next tune lists its handlers by
+    name."""
     import logging
 
     logger = logging.getLogger("tvm.s_tir.meta_schedule")

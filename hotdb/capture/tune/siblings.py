@@ -96,7 +96,8 @@ class _Donors:
         """What the donors are weighed against: the task's workload, best, group, shape."""
         own = _find(self.workloads, self.database.commit_workload(ctx.mod))
         return {"own": own, "own_s": self.best[own][0] if own in self.best else float("inf"),
-                "group": self.anchors.commit_workload(ctx.mod), "shape": _Shape(ctx.mod),
+                "group": self.anchors.commit_workload(ctx.mod),
+                "shape": self.shapes[own] if own is not None else _Shape(ctx.mod),
                 "measured": _Measured(self.traces.get(own, []))}
 
     def sibling(self, task_id: int, ctx, task: dict, target) -> list[SiblingTrial]:
