@@ -13,9 +13,9 @@ import pytest
 from helpers import ROOT
 
 from hotdb.capture.tune.driver import _scheduled
-from hotdb.capture.tune.process import _sibling_trials
+from hotdb.capture.tune.process import _sibling_trials, _transfers
 from hotdb.capture.tune.scheduler import Policy, TaskState
-from hotdb.capture.tune.siblings import FAILED_RUN_S, RELATIVE_MARGIN, measure, sibling_trials
+from hotdb.capture.tune.siblings import FAILED_RUN_S, RELATIVE_MARGIN, Transfers, measure, sibling_trials
 
 pytestmark = pytest.mark.slow
 
@@ -179,15 +179,17 @@ def test_no_sibling_trials_under_a_deadline_nor_past_a_tasks_limit(block, tmp_pa
         return Policy([TaskState(PLAIN, 1.0, 1), TaskState(RESIDUAL, 1.0, 1, trials=trials)], per_task_max=8, budget=8)
 
     job = {"trials": 8, "seconds": None}
-    assert [t.task_id for t in _sibling_trials(job, database, contexts, target, extracted, policy(0))] == [1]
-    assert _sibling_trials(job, database, contexts, target, extracted, policy(8)) == []
-    assert _sibling_trials({**job, "seconds": 60.0}, database, contexts, target, extracted, policy(0)) == []
+    transfers = _transfers(job, database, contexts, target, extracted)
+    assert [t.task_id for t in _sibling_trials(job, transfers, policy(0))] == [1]
+    assert _sibling_trials(job, _transfers(job, database, contexts, target, extracted), policy(8)) == []
+    assert _transfers({**job, "seconds": 60.0}, database, contexts, target, extracted) is None
+    assert _sibling_trials(job, None, policy(0)) == []
 
 
 def test_hotdb_tune_says_a_sibling_trial_and_counts_it(tmp_path):
-    """Two rounds of `hotdb tune` on the block: the first tunes both tasks; the second
-    starts with the slower one measuring its sibling's best, said as it lands and counted
-    in the round's trials and the tune's records."""
+    """Two rounds of `hotdb tune` on the block: the first task's first batch gives the
+    other, untried, a trial of its best at once, within round 1; each sibling trial is said
+    as it lands and counted in its round's trials and the tune's records."""
     import json
     import os
     import re
@@ -201,14 +203,15 @@ def test_hotdb_tune_says_a_sibling_trial_and_counts_it(tmp_path):
                           capture_output=True, text=True, timeout=1800,
                           env={**os.environ, "HOTDB_CACHE_DIR": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stderr
-    first, second = re.split(r"^round 1: .*$", proc.stderr, flags=re.M)
-    assert "sibling trial" not in first  # nothing measured before it
-    said = re.findall(r"^sibling trial  (\S+): the best schedule of (\S+), which has the same main block "
-                      r"\(([\d.]+) ms a call there\): ([\d.]+) ms a call$", second, re.M)
-    assert len(said) == 1 and {said[0][0], said[0][1]} == {PLAIN, RESIDUAL}
+    first = re.split(r"^round 1: .*$", proc.stderr, flags=re.M)[0]
+    lines = [line for line in first.splitlines() if re.match(r"^(\d+/\d+ trials|sibling trial)  ", line)]
+    said = re.match(r"^sibling trial  (\S+): the best schedule of (\S+), which has the same main block "
+                    r"\(([\d.]+) ms a call there\): ([\d.]+) ms a call$", lines[1])
+    assert re.match(r"^\d+/\d+ trials  (\S+): \d of \d measured", lines[0])[1] == said[2], first
+    assert {said[1], said[2]} == {PLAIN, RESIDUAL} and said[1] not in lines[0]  # before its own first batch
     rounds = re.findall(r"^round (\d): 2 tasks tried, (\d+) of (\d+) trials measured", proc.stderr, re.M)
     records = (work / "database_tuning_record.json").read_text().splitlines()
-    assert sum(int(total) for _, _, total in rounds) == len(records)
+    assert len(rounds) == 2 and sum(int(total) for _, _, total in rounds) == len(records)
     assert json.loads(proc.stdout)  # the comparison of the tune's last run with its baseline
 
 
@@ -283,6 +286,33 @@ def test_a_task_measures_its_relatives_best_schedule_with_its_tiles_fitted(stage
     again = ms.database.JSONDatabase(work_dir=str(stages["work"]))
     assert [t for t in sibling_trials(again, [first, second], target, stages["names"]) if t.relative
             and t.sibling == FIRST and t.task_id == 1 and t.sibling_gflops == pytest.approx(trial.sibling_gflops)] == []
+
+
+def test_a_best_found_within_a_round_is_given_to_its_relatives_at_once(stages, tmp_path):
+    """A round that starts with nothing measured has no transfers to make; once a batch
+    of the first stage lands (its records committed, as MetaSchedule's join does), the
+    second stage gets the first's best with its tiles fitted, then nothing more until a
+    new best; the second stage's own records give nothing back while slower by FLOP/s."""
+    ms, target, (first, second) = stages["ms"], stages["target"], stages["contexts"]
+    tuned = ms.database.JSONDatabase(work_dir=str(stages["work"]))
+    database = ms.database.JSONDatabase(work_dir=str(tmp_path))
+    transfers = Transfers(database, [first, second], target, stages["names"])
+    assert transfers.at_start() == [] and transfers.after(0) == [] and transfers.after(1) == []
+    workload = database.commit_workload(first.mod)
+    for record in tuned.get_all_tuning_records():
+        database.commit_tuning_record(ms.database.TuningRecord(record.trace, workload, record.run_secs, target,
+                                                               record.args_info))
+    found = transfers.after(0)
+    assert [(t.task_id, t.sibling, t.relative, t.own_gflops) for t in found] == [(1, FIRST, True, None)]
+    assert found[0].sibling_gflops == pytest.approx(gflops(database, first.mod))
+    fitted = tile_decisions(second.mod, found[0].schedule.trace)
+    assert fitted and all(math.prod(factors) == extent for extent, factors in fitted)
+    assert transfers.after(0) == []  # the same best: offered once
+    measure(found, [first, second], ms.builder.LocalBuilder(max_workers=1), ms.runner.LocalRunner(), database,
+            ms.cost_model.XGBModel(num_tuning_cores=1), target)
+    back = transfers.after(1)
+    assert all(t.task_id == 0 and t.sibling_gflops > RELATIVE_MARGIN * t.own_gflops for t in back)
+    assert bool(back) == (gflops(database, second.mod) > RELATIVE_MARGIN * gflops(database, first.mod))
 
 
 def test_a_relative_gives_only_at_a_quarter_more_flops(stages):

@@ -139,37 +139,51 @@ def run(job: dict, work: Path, received: float) -> str:
                     budget=job["trials"], batch=batch, deadline=received + job["seconds"] if job.get("seconds") is not None else None)
     warm = [_seed(database, ctx.mod, job["warm"].get(t["name"], []), policy, i)
             for i, (t, ctx) in enumerate(zip(job["tasks"], contexts))]
-    shared = _sibling_trials(job, database, contexts, target, extracted, policy)
+    transfers = _transfers(job, database, contexts, target, extracted)
+    shared = _sibling_trials(job, transfers, policy)
     emit("start", cost_model=cost_model_state, batch=batch, sibling_trials=len(shared),
          tasks=[{"name": t.name, "warm_records": n, "warm_best_us": t.best_s * 1e6 if t.best_s else None}
                 for t, n in zip(policy.tasks, warm)])
 
     runner = _runner(job, work)
 
-    def joined(task_id: int, state) -> None:
+    def joined(task_id: int, state, batch_s: float | None = None) -> None:
         emit("joined", task=task_id, name=state.name, trials=state.trials, valid=state.valid, batches=state.batches,
              stale=state.stale, best_us=state.best_s * 1e6 if state.best_s is not None else None,
-             current_us=state.current_us,
-             total_trials=sum(t.trials for t in policy.tasks), batch_s=policy.batch_s[-1] if policy.batch_s else None)
+             current_us=state.current_us, total_trials=sum(t.trials for t in policy.tasks), batch_s=batch_s)
+
+    def measured(trials: list) -> None:
+        """Sibling and relative trials measured, said, and counted (as measured outside MetaSchedule's tune)."""
+        started = time.monotonic()
+        with ms.Profiler.timeit("SiblingTrials"):
+            times = measure(trials, contexts, builder, runner, database, cost_model, target)
+        each_s = (time.monotonic() - started) / len(trials)  # the batches' seconds count them (driver)
+        for trial, secs in zip(trials, times):
+            emit("sibling", task=trial.task_id, name=policy.tasks[trial.task_id].name, sibling=trial.sibling,
+                 sibling_us=trial.sibling_us, us=sum(secs) / len(secs) * 1e6 if secs else None, seconds=each_s,
+                 relative=trial.relative, sibling_gflops=trial.sibling_gflops, own_gflops=trial.own_gflops,
+                 flop=trial.flop)
+            joined(trial.task_id, policy.joined(trial.task_id, [secs], outside=True))
+
+    def batch_joined(task_id: int, state) -> None:
+        joined(task_id, state, policy.batch_s[-1] if policy.batch_s else None)
+        # what the batch found, given to its family at once; what that gives, in turn
+        waiting = [task_id] if transfers is not None else []
+        while waiting:
+            found = _within(transfers.after(waiting.pop(0)), policy, job["trials"] // 2)
+            if found:
+                measured(found)
+                waiting += sorted({t.task_id for t in found})
 
     with ms.Profiler() as profiler:  # where the time goes: bench/tune_fleet.py reads it
         if shared:
-            started = time.monotonic()
-            with ms.Profiler.timeit("SiblingTrials"):
-                times = measure(shared, contexts, builder, runner, database, cost_model, target)
-            each_s = (time.monotonic() - started) / len(shared)  # the batches' seconds count them (driver)
-            for trial, secs in zip(shared, times):
-                emit("sibling", task=trial.task_id, name=policy.tasks[trial.task_id].name, sibling=trial.sibling,
-                     sibling_us=trial.sibling_us, us=sum(secs) / len(secs) * 1e6 if secs else None, seconds=each_s,
-                     relative=trial.relative, sibling_gflops=trial.sibling_gflops, own_gflops=trial.own_gflops,
-                     flop=trial.flop)
-                joined(trial.task_id, policy.joined(trial.task_id, [secs], outside=True))
+            measured(shared)
         ms.tune_tasks(tasks=contexts, task_weights=[max(float(t["share_pct"]), 1e-3) for t in job["tasks"]],
                       work_dir=str(work), max_trials_global=job["trials"] + 1, max_trials_per_task=job["per_task_max"],
                       num_trials_per_iter=batch, database=database, cost_model=cost_model,
                       builder=builder, runner=runner,
                       task_scheduler=scheduler(policy, on_pick=lambda i: emit("pick", task=i, name=policy.tasks[i].name),
-                                               on_join=joined))
+                                               on_join=batch_joined))
     _save_cost_model(cost_model, job.get("cost_model"))
     _seconds.clear()
     _seconds.update({str(k): float(v) for k, v in profiler.get().items()})
@@ -179,17 +193,36 @@ def run(job: dict, work: Path, received: float) -> str:
 _seconds: dict = {}  # MetaSchedule's profile of the last job, said with its end
 
 
-def _sibling_trials(job: dict, database, contexts, target, extracted: dict, policy) -> list:
-    """The round's sibling trials (capture/tune/siblings.py), within half its trials and
-    each task's limit. None under a deadline: they are measured before the first batch,
-    whose time is not known yet."""
-    from hotdb.capture.tune.siblings import sibling_trials
+def _transfers(job: dict, database, contexts, target, extracted: dict):
+    """The round's sibling and relative trials (capture/tune/siblings.py: Transfers). None
+    under a deadline: they are measured outside MetaSchedule's batches, whose time the
+    scheduler's deadline reckons with."""
+    from hotdb.capture.tune.siblings import Transfers
 
     if job.get("seconds") is not None:
+        return None
+    return Transfers(database, contexts, target, {n: e.dispatched[0] for n, e in extracted.items()})
+
+
+def _sibling_trials(job: dict, transfers, policy) -> list:
+    """The round's sibling trials at its start, within half its trials and each task's limit."""
+    if transfers is None:
         return []
-    found = [t for t in sibling_trials(database, contexts, target, {n: e.dispatched[0] for n, e in extracted.items()})
-             if policy.tasks[t.task_id].trials < policy.per_task_max]
-    return found[:job["trials"] // 2]
+    return _within(transfers.at_start(), policy, job["trials"] // 2)
+
+
+def _within(trials: list, policy, most: int) -> list:
+    """Of `trials`, those within each task's limit and the round's trials left, while the
+    round's sibling trials stay within `most`."""
+    kept, counted = [], {}
+    for trial in trials:
+        task = policy.tasks[trial.task_id]
+        outside = sum(t.outside for t in policy.tasks) + len(kept)
+        left = policy.budget - sum(t.trials for t in policy.tasks) - len(kept)
+        if task.trials + counted.get(trial.task_id, 0) < policy.per_task_max and left > 0 and outside < most:
+            kept.append(trial)
+            counted[trial.task_id] = counted.get(trial.task_id, 0) + 1
+    return kept
 
 
 def _runner(job: dict, work: Path):
