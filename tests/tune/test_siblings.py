@@ -13,7 +13,7 @@ import pytest
 from helpers import ROOT
 
 from hotdb.capture.tune.driver import _scheduled
-from hotdb.capture.tune.process import _sibling_trials, _transfers
+from hotdb.capture.tune.process import _sibling_trials, _transfers, _within
 from hotdb.capture.tune.scheduler import Policy, TaskState
 from hotdb.capture.tune.siblings import FAILED_RUN_S, RELATIVE_MARGIN, Transfers, measure, sibling_trials
 
@@ -184,6 +184,26 @@ def test_no_sibling_trials_under_a_deadline_nor_past_a_tasks_limit(block, tmp_pa
     assert _sibling_trials(job, _transfers(job, database, contexts, target, extracted), policy(8)) == []
     assert _transfers({**job, "seconds": 60.0}, database, contexts, target, extracted) is None
     assert _sibling_trials(job, None, policy(0)) == []
+
+
+def test_transfers_stay_within_a_tasks_limit_the_rounds_trials_and_half_of_them():
+    """A round's sibling and relative trials, at its start or within it: none past a
+    task's trial limit (counting those kept beside it), the trials the round has left, or
+    half the round's trials measured outside MetaSchedule's batches."""
+    from types import SimpleNamespace
+
+    def policy(trials: list[int], outside: int = 0) -> Policy:
+        tasks = [TaskState(f"t{i}", 1.0, 1, trials=n) for i, n in enumerate(trials)]
+        tasks[0].outside = outside
+        return Policy(tasks, per_task_max=4, budget=12)
+
+    offered = [SimpleNamespace(task_id=i) for i in (0, 1, 1, 2, 2)]
+    assert [t.task_id for t in _within(offered, policy([3, 2, 0]), most=6)] == [0, 1, 1, 2, 2]
+    assert [t.task_id for t in _within(offered, policy([4, 3, 0]), most=6)] == [1, 2, 2]  # the limit of 4
+    assert [t.task_id for t in _within(offered, policy([4, 4, 2]), most=6)] == [2, 2]
+    assert [t.task_id for t in _within(offered, policy([0, 0, 9]), most=6)] == [0, 1, 1]  # 12 trials in all
+    assert [t.task_id for t in _within(offered, policy([2, 0, 0], outside=2), most=6)] == [0, 1, 1, 2]  # half of 12
+    assert _within(offered, policy([2, 0, 0], outside=6), most=6) == []
 
 
 def test_hotdb_tune_says_a_sibling_trial_and_counts_it(tmp_path):
