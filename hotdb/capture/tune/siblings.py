@@ -8,8 +8,8 @@ tasks of their own, each searching from its own records; with module_equality=
 for their ops and unmeasured. hotdb keeps them separate tasks (the profile names them,
 and their epilogues cost differently) and shares what they find instead: a task whose
 sibling holds a faster record than its own best measures that record's schedule applied
-to its own blocks (MetaSchedule's ScheduleUsingAnchorTrace, as
-the anchor-block database applies it at compile time) as a trial of its own. The trial's
+to its own blocks (MetaSchedule's ScheduleUsingAnchorTrace, as the anchor-block
+database applies it at compile time) as a trial of its own. The trial's
 time enters the task's records, the cost model and the scheduler's count of the round's
 trials, and the round's search starts from it when it is among the task's best: a search
 stuck in one task's local optimum is left through its sibling's (in one ResNet-18 tune,
@@ -30,15 +30,15 @@ schedule for others (Gibson and Cano, "Transfer-Tuning: Reusing Auto-Schedules f
 Efficient Tensor Program Code Generation", PACT 2022). Shapes differ, so times do not
 compare: of the relatives whose best runs at RELATIVE_MARGIN times the FLOP/s of the
 task's best or more, the task takes from the RELATIVE_DONORS nearest in shape (loop
-extents), each record once.
-
-Both are made as soon as the donor's record is there (`Transfers`): at a round's start,
-from what the rounds before found, and within a round each time a batch (or a transfer)
-gives a task a new best, to the round's other tasks of its family. On ResNet-18 after MetaSchedule's first 123 trials
+extents), each record once. On ResNet-18 after MetaSchedule's first 123 trials
 (bench/README.md), the stage-1 residual convolution's best fitted to stage 2's ran 2.57x
 faster than that task's own best (11.7 to 4.6 ms), stage 4's fitted to stage 3's 1.64x;
 11 of 15 such trials, given by the three fastest relatives whatever their shape or
 family, were slower than the task's best, and each cost a trial.
+
+Both are made as soon as the donor's record is there (`Transfers`): at a round's start,
+from what the rounds before found, and within a round each time a batch (or a transfer)
+gives a task a new best, to the round's other tasks of its family.
 """
 
 from __future__ import annotations
