@@ -15,7 +15,7 @@ from helpers import ROOT
 from hotdb.capture.tune.driver import _scheduled
 from hotdb.capture.tune.process import _sibling_trials, _transfers, _within
 from hotdb.capture.tune.scheduler import Policy, TaskState
-from hotdb.capture.tune.siblings import FAILED_RUN_S, RELATIVE_MARGIN, Transfers, measure, sibling_trials
+from hotdb.capture.tune.siblings import FAILED_RUN_S, RELATIVE_MARGIN, Transfers, measure
 
 pytestmark = pytest.mark.slow
 
@@ -83,7 +83,7 @@ def test_a_task_measures_its_siblings_best_schedule_once(block):
     mark) and a sample of the cost model; asked again, nothing more: it is measured."""
     ms, target, (plain, residual) = block["ms"], block["target"], block["contexts"]
     database = ms.database.JSONDatabase(work_dir=str(block["work"]))
-    found = sibling_trials(database, [plain, residual], target, block["names"])
+    found = Transfers(database, [plain, residual], target, block["names"]).at_start()
     assert [(t.task_id, t.sibling) for t in found] == [(1, PLAIN)]
     assert found[0].sibling_us == pytest.approx(best_s(database, plain.mod) * 1e6)
     cost_model = ms.cost_model.XGBModel(num_tuning_cores=1)
@@ -95,7 +95,7 @@ def test_a_task_measures_its_siblings_best_schedule_once(block):
     assert times[0] is not None and [float(s) for s in mine[0].run_secs] == pytest.approx(times[0])
     assert cost_model.data_size == 1
     again = ms.database.JSONDatabase(work_dir=str(block["work"]))  # as the next round reads it
-    assert [t for t in sibling_trials(again, [plain, residual], target, block["names"]) if t.task_id == 1] == []
+    assert [t for t in Transfers(again, [plain, residual], target, block["names"]).at_start() if t.task_id == 1] == []
 
 
 def test_the_faster_sibling_gives_and_never_takes(block):
@@ -104,7 +104,7 @@ def test_the_faster_sibling_gives_and_never_takes(block):
     ms, target, (plain, residual) = block["ms"], block["target"], block["contexts"]
     database = ms.database.JSONDatabase(work_dir=str(block["work"]))
     own = {0: best_s(database, plain.mod), 1: best_s(database, residual.mod)}
-    found = sibling_trials(database, [plain, residual], target, block["names"])
+    found = Transfers(database, [plain, residual], target, block["names"]).at_start()
     for trial in found:
         assert trial.sibling_us / 1e6 < own[trial.task_id]
         assert trial.sibling == (PLAIN, RESIDUAL)[1 - trial.task_id]
@@ -156,7 +156,7 @@ def test_a_failed_sibling_trial_is_a_failed_record(block, tmp_path):
 
     ms, target, (plain, residual) = block["ms"], block["target"], block["contexts"]
     database = plain_only(block, tmp_path)
-    trials = sibling_trials(database, [plain, residual], target, block["names"])
+    trials = Transfers(database, [plain, residual], target, block["names"]).at_start()
     assert [t.task_id for t in trials] == [1]
     builder = kept_builder(1, 60.0, "llvm", cc=str(tmp_path / "no-such-compiler"))
     try:
@@ -288,7 +288,7 @@ def test_a_task_measures_its_relatives_best_schedule_with_its_tiles_fitted(stage
 
     ms, target, (first, second) = stages["ms"], stages["target"], stages["contexts"]
     database = ms.database.JSONDatabase(work_dir=str(stages["work"]))
-    found = sibling_trials(database, [first, second], target, stages["names"])
+    found = Transfers(database, [first, second], target, stages["names"]).at_start()
     assert [(t.task_id, t.sibling, t.relative) for t in found] == [(1, FIRST, True)]
     trial = found[0]
     assert trial.sibling_gflops == pytest.approx(gflops(database, first.mod))
@@ -304,7 +304,7 @@ def test_a_task_measures_its_relatives_best_schedule_with_its_tiles_fitted(stage
     assert len(mine) == 1 and times[0] is not None and [float(s) for s in mine[0].run_secs] == pytest.approx(times[0])
     assert cost_model.data_size == 1
     again = ms.database.JSONDatabase(work_dir=str(stages["work"]))
-    assert [t for t in sibling_trials(again, [first, second], target, stages["names"]) if t.relative
+    assert [t for t in Transfers(again, [first, second], target, stages["names"]).at_start() if t.relative
             and t.sibling == FIRST and t.task_id == 1 and t.sibling_gflops == pytest.approx(trial.sibling_gflops)] == []
 
 
@@ -342,7 +342,7 @@ def test_a_relative_gives_only_at_a_quarter_more_flops(stages):
     ms, target, (first, second) = stages["ms"], stages["target"], stages["contexts"]
     database = ms.database.JSONDatabase(work_dir=str(stages["work"]))
     rates = {0: gflops(database, first.mod), 1: gflops(database, second.mod)}
-    for trial in [t for t in sibling_trials(database, [first, second], target, stages["names"]) if t.relative]:
+    for trial in [t for t in Transfers(database, [first, second], target, stages["names"]).at_start() if t.relative]:
         assert trial.own_gflops == pytest.approx(rates[trial.task_id])
         assert trial.sibling_gflops > RELATIVE_MARGIN * rates[trial.task_id]
         assert trial.task_id != max(rates, key=rates.get)

@@ -214,14 +214,12 @@ def _sibling_trials(job: dict, transfers, policy) -> list:
 def _within(trials: list, policy, most: int) -> list:
     """Of `trials`, those within each task's limit and the round's trials left, while the
     round's sibling trials stay within `most`."""
-    kept, counted = [], {}
+    room = min(policy.budget - sum(t.trials for t in policy.tasks), most - sum(t.outside for t in policy.tasks))
+    kept, trials_of = [], {i: t.trials for i, t in enumerate(policy.tasks)}
     for trial in trials:
-        task = policy.tasks[trial.task_id]
-        outside = sum(t.outside for t in policy.tasks) + len(kept)
-        left = policy.budget - sum(t.trials for t in policy.tasks) - len(kept)
-        if task.trials + counted.get(trial.task_id, 0) < policy.per_task_max and left > 0 and outside < most:
+        if len(kept) < room and trials_of[trial.task_id] < policy.per_task_max:
             kept.append(trial)
-            counted[trial.task_id] = counted.get(trial.task_id, 0) + 1
+            trials_of[trial.task_id] += 1
     return kept
 
 

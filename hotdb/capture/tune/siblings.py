@@ -66,31 +66,27 @@ class SiblingTrial:
     flop: float | None = None  # a relative trial's task's floating-point operations a call
 
 
-def sibling_trials(database, contexts, target, names: dict) -> list[SiblingTrial]:
-    """For each task of `contexts` (MetaSchedule's tune contexts), the best record of
-    `database` on another workload with the same anchor block, applied to the task, where
-    it is faster than the task's own best; and the best record of its RELATIVE_DONORS
-    nearest relatives in shape (the same blocks on other shapes) whose best runs at
-    RELATIVE_MARGIN times the FLOP/s of the task's best or more, its tiles fitted. Each
-    only where the task has not measured it yet. `names` maps task names to modules, to
-    name a sibling outside the round."""
-    return Transfers(database, contexts, target, names).at_start()
-
-
 class Transfers:
     """A round's sibling and relative trials: at its start, those the database gives
-    (`sibling_trials`); then, as a batch or a trial gives a task a new best, those that
+    (`at_start`); then, as a batch or a trial gives a task a new best, those that
     best gives the round's other tasks of its family (`after`), by the same rule. Made at
     once rather than at the next round's start: on ResNet-18 a round lasts ~80 s, and the
     transfers a round's start made from the round before took the model from 115 to 106 ms
     within its first 20 s (bench/README.md)."""
 
     def __init__(self, database, contexts, target, names: dict):
+        """`names` maps task names to modules, to name a sibling outside the round."""
         self.donors = _Donors(database, names)
         self.contexts, self.target = contexts, target
         self.tasks = [self.donors.task(ctx) for ctx in contexts]
 
     def at_start(self) -> list[SiblingTrial]:
+        """For each task of the round (MetaSchedule's tune contexts), the best record of
+        `database` on another workload with the same anchor block, applied to the task, where
+        it is faster than the task's own best; and the best record of its RELATIVE_DONORS
+        nearest relatives in shape (the same blocks on other shapes) whose best runs at
+        RELATIVE_MARGIN times the FLOP/s of the task's best or more, its tiles fitted. Each
+        only where the task has not measured it yet."""
         return [trial for task_id in range(len(self.contexts)) for trial in self._trials(task_id)]
 
     def after(self, task_id: int) -> list[SiblingTrial]:
